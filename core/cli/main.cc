@@ -1,0 +1,96 @@
+// visualquant: the command-line face of the core.
+//   visualquant inspect MODEL [--json] [--max-elements N]
+// Exit codes: 0 ok, 2 usage, 3 the model could not be loaded (invalid, unsafe or unreadable).
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "model/model_loader.h"
+#include "report/inspect_report.h"
+#include "util/error.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitUsage = 2;
+constexpr int kExitInvalidModel = 3;
+
+const char* kUsage =
+    "usage: visualquant <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  inspect MODEL [--json] [--max-elements N]\n"
+    "      Summarise one ONNX model: producer, opsets, node counts by op type, weights by element\n"
+    "      type and where they live, quantization forms seen, checker and shape-inference warnings.\n"
+    "      --json            print the versioned JSON report instead of the table\n"
+    "      --max-elements N  refuse tensors with more than N elements (default 2^34)\n"
+    "  --version             print the version\n"
+    "\n"
+    "exit codes: 0 ok, 2 usage, 3 the model could not be loaded\n";
+
+int usage_error(const std::string& message) {
+  std::cerr << "visualquant: " << message << "\n\n" << kUsage;
+  return kExitUsage;
+}
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+int run_inspect(const std::vector<std::string>& args) {
+  std::string model_path;
+  bool as_json = false;
+  vq::LoadOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") {
+      as_json = true;
+    } else if (a == "--max-elements") {
+      if (i + 1 == args.size()) return usage_error("--max-elements needs a number");
+      try {
+        options.limits.max_elements_per_tensor = std::stoull(args[++i]);
+      } catch (const std::exception&) {
+        return usage_error("--max-elements needs a number, not '" + args[i] + "'");
+      }
+    } else if (!a.empty() && a[0] == '-') {
+      return usage_error("unknown option '" + a + "'");
+    } else if (model_path.empty()) {
+      model_path = a;
+    } else {
+      return usage_error("inspect takes one model");
+    }
+  }
+  if (model_path.empty()) return usage_error("inspect needs a model file");
+  try {
+    const vq::Model model = vq::load_model_file(model_path, options);
+    const auto report = vq::inspect_report(model, base_name(model_path));
+    std::cout << (as_json ? vq::dump_report(report) : vq::inspect_text(report));
+    return kExitOk;
+  } catch (const vq::Error& e) {
+    std::cerr << "visualquant: " << model_path << ": error [" << vq::error_code_name(e.code()) << "]: " << e.what() << '\n';
+    return kExitInvalidModel;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "visualquant: " << model_path << ": error [out_of_memory]: not enough memory to load the model\n";
+    return kExitInvalidModel;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? kExitUsage : kExitOk;
+  }
+  if (args[0] == "--version") {
+    std::cout << "visualquant " VQ_VERSION "\n";
+    return kExitOk;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "inspect") return run_inspect(args);
+  return usage_error("unknown command '" + command + "'");
+}

@@ -1,0 +1,60 @@
+// Where tensors stored outside the model (data_location = EXTERNAL) come from, and the rules that
+// keep a model from making the tool read arbitrary files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/bytes.h"
+
+namespace vq {
+
+// Normalises an external-data `location` to a relative path inside the model's folder
+// ("a/./b.bin" -> "a/b.bin"). Throws Error(UnsafeExternalPath) for absolute paths, drive letters,
+// NUL bytes, or any path that climbs out of the folder ("../x", "a/../../x").
+std::string normalize_external_location(const std::string& location);
+
+class ExternalDataSource {
+ public:
+  virtual ~ExternalDataSource() = default;
+  // Size of the file at a normalised relative path; nullopt when it does not exist.
+  virtual std::optional<std::uint64_t> file_size(const std::string& path) const = 0;
+  // Reads [offset, offset + length); callers have checked the range against file_size.
+  virtual std::vector<std::uint8_t> read(const std::string& path, std::uint64_t offset, std::uint64_t length) const = 0;
+};
+
+// Files in the model's folder on disk (native CLI). Symbolic links that lead out of the folder are
+// treated as unsafe, like "..".
+class DirectoryExternalData : public ExternalDataSource {
+ public:
+  explicit DirectoryExternalData(std::string model_dir);
+  std::optional<std::uint64_t> file_size(const std::string& path) const override;
+  std::vector<std::uint8_t> read(const std::string& path, std::uint64_t offset, std::uint64_t length) const override;
+
+ private:
+  std::string resolve(const std::string& path) const;
+  std::string dir_;
+};
+
+// Files handed over by the caller (the browser's file picker, the VS Code host), by relative name.
+class InMemoryExternalData : public ExternalDataSource {
+ public:
+  void add(const std::string& name, SharedBytes bytes);
+  std::optional<std::uint64_t> file_size(const std::string& path) const override;
+  std::vector<std::uint8_t> read(const std::string& path, std::uint64_t offset, std::uint64_t length) const override;
+
+ private:
+  std::map<std::string, SharedBytes> files_;
+};
+
+// No external files available (a model loaded from bytes alone): every reference is missing.
+class NoExternalData : public ExternalDataSource {
+ public:
+  std::optional<std::uint64_t> file_size(const std::string&) const override { return std::nullopt; }
+  std::vector<std::uint8_t> read(const std::string&, std::uint64_t, std::uint64_t) const override { return {}; }
+};
+
+}  // namespace vq

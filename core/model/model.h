@@ -1,0 +1,121 @@
+// The in-memory model: every graph (the main graph and each If/Loop/Scan body), node, value and
+// weight, in flat arrays addressed by index, with producers, consumers and a topological order.
+// Built by model_loader.h; immutable afterwards.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/external_data.h"
+#include "model/tensor.h"
+#include "util/bytes.h"
+
+namespace onnx {
+class ModelProto;
+class NodeProto;
+}  // namespace onnx
+
+namespace vq {
+
+// One dimension of a value's shape: a number, a symbol ("batch"), or unknown.
+struct Dim {
+  std::int64_t value = -1;  // >= 0 when known
+  std::string symbol;
+};
+
+struct ValueType {
+  std::string element_type;  // element type name, "" when unknown, "sequence"/"map"/... for non-tensors
+  bool has_shape = false;
+  std::vector<Dim> shape;
+};
+
+enum class ValueKind { GraphInput, Initializer, NodeOutput, OuterScope };
+
+struct Value {
+  std::string name;
+  GraphId graph = kNone;
+  ValueKind kind = ValueKind::NodeOutput;
+  ValueType type;
+  NodeId producer = kNone;        // NodeOutput
+  std::vector<NodeId> consumers;  // in node order
+  TensorId tensor = kNone;        // Initializer, or the output of a Constant node
+  ValueId outer = kNone;          // OuterScope: the value in an enclosing graph
+};
+
+struct Node {
+  std::string id;  // stable: the name when non-empty and unique in the model, else "<graph path>#<index>"
+  std::string name;
+  std::string op_type;
+  std::string domain;  // "" for ai.onnx
+  GraphId graph = kNone;
+  std::uint32_t index_in_graph = 0;  // position in the file
+  std::vector<ValueId> inputs;       // kNone for an omitted optional input ("")
+  std::vector<ValueId> outputs;      // kNone for an omitted optional output
+  std::vector<GraphId> subgraphs;    // bodies held in attributes, in attribute order
+  const onnx::NodeProto* proto = nullptr;
+};
+
+struct Graph {
+  std::string path;  // "" for the main graph, "<node id>/<attribute>" for a body
+  std::string name;
+  NodeId owner = kNone;     // the If/Loop/Scan node
+  std::string attribute;    // the owner's attribute that holds this body ("then_branch", "body[0]")
+  GraphId parent = kNone;
+  std::vector<NodeId> nodes;  // topological order (file order where the file allows it)
+  std::vector<ValueId> inputs, outputs;
+  std::vector<TensorId> initializers;
+  std::map<std::string, ValueId> values_by_name;
+};
+
+struct OpsetImport {
+  std::string domain;
+  std::int64_t version = 0;
+};
+
+struct FunctionInfo {
+  std::string domain, name;
+  std::size_t node_count = 0;
+};
+
+struct Warning {
+  std::string source;   // "checker", "shape_inference", "loader"
+  std::string message;
+};
+
+class Model {
+ public:
+  Model();
+  ~Model();
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+
+  // Header facts.
+  std::int64_t ir_version = 0;
+  std::string producer_name, producer_version, domain, doc_string;
+  std::int64_t model_version = 0;
+  std::vector<OpsetImport> opset_imports;
+  std::vector<std::pair<std::string, std::string>> metadata_props;
+  std::vector<FunctionInfo> functions;
+  std::uint64_t file_size = 0;
+
+  std::vector<Graph> graphs;  // graphs[0] is the main graph; a body comes after its parent
+  std::vector<Node> nodes;
+  std::vector<Value> values;
+  std::vector<Tensor> tensors;
+  std::vector<Warning> warnings;
+
+  const Graph& main_graph() const { return graphs.front(); }
+  // Bytes of a tensor's payload in raw layout (reads external data on demand).
+  PayloadBytes payload(const Tensor& tensor) const;
+
+  // Kept alive for the views into them: the file bytes, the parsed skeleton, external files.
+  SharedBytes bytes;
+  std::unique_ptr<onnx::ModelProto> proto;
+  std::shared_ptr<const ExternalDataSource> external;
+};
+
+}  // namespace vq

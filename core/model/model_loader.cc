@@ -1,0 +1,100 @@
+#include "model/model_loader.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "model/graph_builder.h"
+#include "model/onnx_checks.h"
+#include "model/skeleton.h"
+#include "onnx/onnx_pb.h"
+#include "util/error.h"
+
+namespace vq {
+
+Model::Model() = default;
+Model::~Model() = default;
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+
+PayloadBytes Model::payload(const Tensor& t) const {
+  switch (t.storage) {
+    case TensorStorage::Inline: return PayloadBytes(t.inline_bytes);
+    case TensorStorage::Converted: return PayloadBytes(ByteView(t.converted.data(), t.converted.size()));
+    case TensorStorage::External: return PayloadBytes(external->read(t.external.path, t.external.offset, t.external.length));
+    case TensorStorage::Empty:
+    case TensorStorage::Strings: break;
+  }
+  return PayloadBytes(ByteView());
+}
+
+namespace {
+
+void read_header(Model& m) {
+  const onnx::ModelProto& p = *m.proto;
+  m.ir_version = p.ir_version();
+  m.producer_name = p.producer_name();
+  m.producer_version = p.producer_version();
+  m.domain = p.domain();
+  m.model_version = p.model_version();
+  m.doc_string = p.doc_string();
+  for (const auto& o : p.opset_import()) m.opset_imports.push_back({o.domain() == "ai.onnx" ? "" : o.domain(), o.version()});
+  for (const auto& kv : p.metadata_props()) m.metadata_props.emplace_back(kv.key(), kv.value());
+  for (const auto& f : p.functions()) m.functions.push_back({f.domain(), f.name(), static_cast<std::size_t>(f.node_size())});
+}
+
+}  // namespace
+
+Model load_model(SharedBytes bytes, std::shared_ptr<const ExternalDataSource> external, const LoadOptions& options) {
+  Model m;
+  m.bytes = std::move(bytes);
+  m.file_size = m.bytes.size();
+  m.external = external ? std::move(external) : std::make_shared<NoExternalData>();
+
+  Skeleton skeleton = build_skeleton(m.bytes.view());
+  m.proto = std::make_unique<onnx::ModelProto>();
+  if (!m.proto->ParseFromString(skeleton.bytes))
+    throw Error(ErrorCode::NotOnnx, "the protobuf does not decode as an ONNX ModelProto");
+  skeleton.bytes = std::string();  // the parsed proto holds all it needs
+  if (!m.proto->has_graph())
+    throw Error(ErrorCode::NotOnnx, "the protobuf has no graph: it is not an ONNX model");
+
+  if (options.run_checker) {
+    auto w = run_onnx_checker(*m.proto);
+    m.warnings.insert(m.warnings.end(), w.begin(), w.end());
+  }
+  if (options.run_shape_inference) {
+    auto w = run_shape_inference(*m.proto);
+    m.warnings.insert(m.warnings.end(), w.begin(), w.end());
+  }
+  read_header(m);
+
+  TensorReadContext ctx;
+  ctx.model_bytes = m.bytes.view();
+  ctx.payloads = &skeleton.payloads;
+  ctx.external = m.external.get();
+  ctx.limits = options.limits;
+  build_graphs(m, ctx);
+  return m;
+}
+
+std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error(ErrorCode::Io, "'" + path + "' is not a readable file");
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw Error(ErrorCode::Io, "cannot open '" + path + "'");
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw Error(ErrorCode::Io, "cannot read the size of '" + path + "'");
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  in.seekg(0);
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    throw Error(ErrorCode::Io, "cannot read '" + path + "'");
+  return bytes;
+}
+
+Model load_model_file(const std::string& path, const LoadOptions& options) {
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  return load_model(SharedBytes::from_vector(read_file_bytes(path)), std::make_shared<DirectoryExternalData>(dir), options);
+}
+
+}  // namespace vq

@@ -1,0 +1,32 @@
+// Entry points for loading a model: from bytes (wasm, tests) or from a path (CLI).
+//
+// Order of work: skeleton (wire-format check, weights left in place) -> protobuf-lite parse of the
+// skeleton -> onnx checker and shape inference (warnings) -> graphs, values and weights (errors for
+// structurally broken models). Every refusal is a vq::Error.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "model/external_data.h"
+#include "model/model.h"
+#include "model/tensor_reader.h"
+
+namespace vq {
+
+struct LoadOptions {
+  LoadLimits limits;
+  bool run_checker = true;
+  bool run_shape_inference = true;
+};
+
+// `external` supplies data_location = EXTERNAL files; nullptr means none are available.
+Model load_model(SharedBytes bytes, std::shared_ptr<const ExternalDataSource> external, const LoadOptions& options = {});
+
+// Reads the file and resolves external data next to it. Read-only: nothing is written anywhere.
+Model load_model_file(const std::string& path, const LoadOptions& options = {});
+
+// Reads a whole file into memory; throws Error(Io).
+std::vector<std::uint8_t> read_file_bytes(const std::string& path);
+
+}  // namespace vq

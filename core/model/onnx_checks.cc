@@ -1,0 +1,36 @@
+#include "model/onnx_checks.h"
+
+#include <exception>
+
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+
+namespace vq {
+
+std::vector<Warning> run_onnx_checker(const onnx::ModelProto& model) {
+  std::vector<Warning> out;
+  try {
+    // No model path: external files are checked by our own loader, which also refuses unsafe paths.
+    onnx::checker::check_model(model, /*full_check=*/false, /*skip_opset_compatibility_check=*/false,
+                               /*check_custom_domain=*/false);
+  } catch (const std::exception& e) {
+    out.push_back({"checker", e.what()});
+  }
+  return out;
+}
+
+std::vector<Warning> run_shape_inference(onnx::ModelProto& model) {
+  std::vector<Warning> out;
+  onnx::ModelProto inferred = model;
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
+    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), options);
+    model.Swap(&inferred);
+  } catch (const std::exception& e) {
+    out.push_back({"shape_inference", e.what()});
+  }
+  return out;
+}
+
+}  // namespace vq

@@ -1,0 +1,25 @@
+#include "model/tensor.h"
+
+namespace vq {
+
+const char* storage_name(TensorStorage s) {
+  switch (s) {
+    case TensorStorage::Inline: return "inline";
+    case TensorStorage::Converted: return "typed_field";
+    case TensorStorage::External: return "external";
+    case TensorStorage::Empty: return "empty";
+    case TensorStorage::Strings: return "strings";
+  }
+  return "unknown";
+}
+
+const char* location_name(WeightLocation l) {
+  switch (l) {
+    case WeightLocation::Initializer: return "initializer";
+    case WeightLocation::ConstantNode: return "constant_node";
+    case WeightLocation::SparseInitializer: return "sparse_initializer";
+  }
+  return "unknown";
+}
+
+}  // namespace vq

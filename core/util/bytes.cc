@@ -1,0 +1,21 @@
+#include "util/bytes.h"
+
+namespace vq {
+
+SharedBytes SharedBytes::from_vector(std::vector<std::uint8_t> bytes) {
+  auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
+  SharedBytes out;
+  out.data_ = owner->data();
+  out.size_ = owner->size();
+  out.owner_ = std::move(owner);
+  return out;
+}
+
+SharedBytes SharedBytes::borrow(const std::uint8_t* data, std::size_t size) {
+  SharedBytes out;
+  out.data_ = data;
+  out.size_ = size;
+  return out;
+}
+
+}  // namespace vq

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The CLI's contract: exit codes 0 / 2 / 3, the table by default, JSON with --json, errors on stderr
+# naming the error code. Usage: test_cli.sh VISUALQUANT FIXTURES_DIR
+set -u
+vq="$1"
+fx="$2"
+failures=0
+expect_exit() {  # expected-code description command...
+  local want="$1" what="$2"
+  shift 2
+  "$@" >/tmp/vq_cli_out.$$ 2>/tmp/vq_cli_err.$$
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: $what: exit $got, expected $want"; cat /tmp/vq_cli_err.$$; failures=$((failures + 1))
+  else
+    echo "ok: $what"
+  fi
+}
+expect_exit 0 "inspect prints a table" "$vq" inspect "$fx/examples/quant_qdq.onnx"
+grep -q "quantization  qdq" /tmp/vq_cli_out.$$ || { echo "FAIL: table lacks the quantization line"; failures=$((failures + 1)); }
+expect_exit 0 "inspect --json prints the report" "$vq" inspect --json "$fx/examples/float.onnx"
+grep -q '"report": "visualquant.inspect"' /tmp/vq_cli_out.$$ || { echo "FAIL: no JSON report"; failures=$((failures + 1)); }
+expect_exit 2 "no arguments is a usage error" "$vq"
+expect_exit 2 "unknown command" "$vq" frobnicate
+expect_exit 2 "unknown option" "$vq" inspect --bogus "$fx/examples/float.onnx"
+expect_exit 2 "two models to inspect" "$vq" inspect "$fx/examples/float.onnx" "$fx/examples/float.onnx"
+expect_exit 3 "truncated model" "$vq" inspect "$fx/bad/truncated.onnx"
+grep -q "error \[truncated\]" /tmp/vq_cli_err.$$ || { echo "FAIL: stderr lacks the error code"; failures=$((failures + 1)); }
+expect_exit 3 "missing file" "$vq" inspect "$fx/does-not-exist.onnx"
+expect_exit 3 "a folder is not a model" "$vq" inspect "$fx"
+expect_exit 3 "element limit" "$vq" inspect --max-elements 10 "$fx/examples/float.onnx"
+expect_exit 0 "--version" "$vq" --version
+rm -f /tmp/vq_cli_out.$$ /tmp/vq_cli_err.$$
+[ "$failures" = 0 ]

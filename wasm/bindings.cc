@@ -1,0 +1,81 @@
+// embind surface of the core. Big buffers come in as (pointer, size) into the wasm heap, filled by
+// the JavaScript side with HEAPU8.set: embind's std::string path copies byte by byte (seconds for
+// 200 MB). Errors are returned as values, not thrown, so JavaScript gets the code and the message.
+#include <emscripten/bind.h>
+
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "model/model_loader.h"
+#include "report/inspect_report.h"
+#include "util/error.h"
+
+namespace {
+
+struct CallResult {
+  bool ok = false;
+  std::string json;           // the report, exactly as the CLI's --json prints it
+  std::string error_code;     // vq::error_code_name, when !ok
+  std::string error_message;
+};
+
+const std::uint8_t* heap_pointer(std::uintptr_t address) { return reinterpret_cast<const std::uint8_t*>(address); }
+
+// One model-loading session: the external-data files the caller provides, then calls that use them.
+class Session {
+ public:
+  Session() : external_(std::make_shared<vq::InMemoryExternalData>()) {}
+
+  // The bytes stay owned by JavaScript until the session is deleted.
+  CallResult addExternalFile(const std::string& name, std::uintptr_t data, std::size_t size) {
+    return guarded([&] {
+      external_->add(name, vq::SharedBytes::borrow(heap_pointer(data), size));
+      return std::string();
+    });
+  }
+
+  CallResult inspect(std::uintptr_t data, std::size_t size, const std::string& file_name) {
+    return guarded([&] {
+      const vq::Model model = vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_);
+      return vq::dump_report(vq::inspect_report(model, file_name));
+    });
+  }
+
+ private:
+  template <typename F>
+  CallResult guarded(F&& work) {
+    CallResult r;
+    try {
+      r.json = work();
+      r.ok = true;
+    } catch (const vq::Error& e) {
+      r.error_code = vq::error_code_name(e.code());
+      r.error_message = e.what();
+    } catch (const std::bad_alloc&) {
+      r.error_code = "out_of_memory";
+      r.error_message = "not enough memory to load the model";
+    }
+    return r;
+  }
+
+  std::shared_ptr<vq::InMemoryExternalData> external_;
+};
+
+std::string version() { return VQ_VERSION; }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(visualquant) {
+  emscripten::value_object<CallResult>("CallResult")
+      .field("ok", &CallResult::ok)
+      .field("json", &CallResult::json)
+      .field("errorCode", &CallResult::error_code)
+      .field("errorMessage", &CallResult::error_message);
+  emscripten::class_<Session>("Session")
+      .constructor<>()
+      .function("addExternalFile", &Session::addExternalFile)
+      .function("inspect", &Session::inspect);
+  emscripten::function("version", &version);
+}

@@ -1,0 +1,78 @@
+// Types of the wasm core's JavaScript wrapper (visualquant.mjs).
+
+/** Error codes of the core (vq::ErrorCode), plus out_of_memory. */
+export type VisualQuantErrorCode =
+  | 'usage' | 'io' | 'empty_input' | 'not_onnx' | 'truncated' | 'too_deep' | 'payload_size_mismatch'
+  | 'invalid_shape' | 'shape_too_large' | 'unsafe_external_path' | 'missing_external_file'
+  | 'external_range_out_of_file' | 'graph_cycle' | 'dangling_input' | 'duplicate_value_name'
+  | 'unknown_element_type' | 'wrong_data_field' | 'out_of_memory';
+
+export class VisualQuantError extends Error {
+  readonly code: VisualQuantErrorCode;
+  constructor(code: VisualQuantErrorCode, message: string);
+}
+
+export interface InspectValue {
+  name: string;
+  element_type: string | null;
+  shape: Array<number | string | null> | null;
+}
+
+export interface WeightTally {
+  count: number;
+  elements: number;
+  bytes: number;
+}
+
+/** The `visualquant.inspect` report, version 1. */
+export interface InspectReport {
+  report: 'visualquant.inspect';
+  version: 1;
+  file: { name: string; size_bytes: number };
+  model: {
+    ir_version: number;
+    producer_name: string;
+    producer_version: string;
+    domain: string;
+    model_version: number;
+    opset_imports: Array<{ domain: string; version: number }>;
+    metadata_props: Array<{ key: string; value: string }>;
+  };
+  graph: {
+    name: string;
+    nodes: number;
+    nodes_in_subgraphs: number;
+    subgraphs: number;
+    values: number;
+    inputs: InspectValue[];
+    outputs: InspectValue[];
+    functions: Array<{ domain: string; name: string; nodes: number }>;
+  };
+  op_types: Array<{ domain: string; op_type: string; count: number }>;
+  weights: WeightTally & {
+    by_element_type: Array<WeightTally & { element_type: string }>;
+    by_location: Array<WeightTally & { location: string }>;
+    by_storage: Array<WeightTally & { storage: string }>;
+  };
+  quantization: {
+    forms: Array<'qdq' | 'qoperator' | 'integer_ops' | 'weight_only'>;
+    ops: Record<string, number>;
+    dequantize_of_weights: number;
+    dequantize_of_activations: number;
+    quantized_weight_types: Record<string, number>;
+  };
+  warnings: Array<{ source: 'checker' | 'shape_inference' | 'loader'; message: string }>;
+}
+
+export class VisualQuant {
+  readonly version: string;
+  /** JSON text of an InspectReport; throws VisualQuantError for models that cannot be loaded. */
+  inspect(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array>): string;
+}
+
+export interface LoadOptions {
+  /** Bytes of visualquant_core.wasm; required under Node. */
+  wasmBinary?: Uint8Array;
+}
+
+export function loadVisualQuant(options?: LoadOptions): Promise<VisualQuant>;
