@@ -9,6 +9,7 @@
 #include <string>
 
 #include "model/model_loader.h"
+#include "report/compare_report.h"
 #include "report/inspect_report.h"
 #include "util/error.h"
 
@@ -40,6 +41,17 @@ class Session {
     return guarded([&] {
       const vq::Model model = vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_);
       return vq::dump_report(vq::inspect_report(model, file_name));
+    });
+  }
+
+  // Both models in either order; the report says which one is quantized. External files of both
+  // models come from this session's files.
+  CallResult compare(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
+                     std::size_t second_size, const std::string& second_name) {
+    return guarded([&] {
+      vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
+      vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
+      return vq::dump_report(vq::compare_models(std::move(a), std::move(b), first_name, second_name));
     });
   }
 
@@ -76,6 +88,7 @@ EMSCRIPTEN_BINDINGS(visualquant) {
   emscripten::class_<Session>("Session")
       .constructor<>()
       .function("addExternalFile", &Session::addExternalFile)
-      .function("inspect", &Session::inspect);
+      .function("inspect", &Session::inspect)
+      .function("compare", &Session::compare);
   emscripten::function("version", &version);
 }

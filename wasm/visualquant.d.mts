@@ -64,10 +64,78 @@ export interface InspectReport {
   warnings: Array<{ source: 'checker' | 'shape_inference' | 'loader'; message: string }>;
 }
 
+export type MappingKind = 'identical' | 'renamed' | 'fused' | 'lowered' | 'inserted' | 'removed';
+
+export interface CompareSide {
+  file: string;
+  size_bytes: number;
+  producer_name: string;
+  producer_version: string;
+  nodes: number;
+  logical_ops: number;
+  quantization_forms: Array<'qdq' | 'qoperator' | 'integer_ops' | 'weight_only'>;
+}
+
+/** One correspondence: node ids on each side (Q/DQ and rescale nodes in the entry of the op they serve). */
+export interface MappingEntry {
+  float: string[];
+  quant: string[];
+  /** The compute nodes among them (one per logical op). */
+  float_ops: string[];
+  quant_ops: string[];
+  kind: MappingKind;
+  confidence: number;
+  evidence: string[];
+}
+
+export interface FusionGroup {
+  pattern: string;
+  entry: number;
+  float: string[];
+  quant: string[];
+  verification: 'verified' | 'consistent' | 'mismatch' | 'unverifiable';
+  detail: string;
+}
+
+export interface LogicalOp {
+  id: number;
+  class: string;
+  op: string;
+  op_type: string;
+  nodes: string[];
+  preds: number[];
+  succs: number[];
+  quantized: boolean;
+  weight?: { stored_type: string; channels: number; per_channel: number; dequantized: boolean };
+}
+
+/** The `visualquant.compare` report, version 1. */
+export interface CompareReport {
+  report: 'visualquant.compare';
+  version: 1;
+  float: CompareSide;
+  quant: CompareSide;
+  argument_order_swapped: boolean;
+  summary: {
+    entries: number;
+    by_kind: Record<MappingKind, number>;
+    mean_confidence: number;
+    fusions: number;
+    weighted_ops_left_float: string[];
+    least_confident_entries: number[];
+  };
+  mapping: MappingEntry[];
+  fusions: FusionGroup[];
+  logical_graphs: { float: LogicalOp[]; quant: LogicalOp[] };
+}
+
 export class VisualQuant {
   readonly version: string;
   /** JSON text of an InspectReport; throws VisualQuantError for models that cannot be loaded. */
   inspect(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array>): string;
+  /** JSON text of a CompareReport, in either argument order; throws VisualQuantError. */
+  compare(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
+          externalFiles?: Record<string, Uint8Array>): string;
 }
 
 export interface LoadOptions {

@@ -10,15 +10,6 @@ export class VisualQuantError extends Error {
   }
 }
 
-// Copies bytes into the wasm heap with one HEAPU8.set (fast), runs fn(pointer, size), frees them
-// unless `keep` says the core holds on to them.
-function withHeapBytes(module, bytes, fn) {
-  const pointer = module._malloc(Math.max(bytes.byteLength, 1));
-  if (!pointer) throw new VisualQuantError('out_of_memory', 'cannot allocate ' + bytes.byteLength + ' bytes in wasm memory');
-  module.HEAPU8.set(bytes, pointer);
-  return { pointer, result: fn(pointer, bytes.byteLength) };
-}
-
 function unwrap(result) {
   if (!result.ok) throw new VisualQuantError(result.errorCode, result.errorMessage);
   return result.json;
@@ -33,27 +24,47 @@ export class VisualQuant {
     return this.module.version();
   }
 
+  // Runs fn(session, toHeap) with a core session that knows the external files; toHeap copies bytes
+  // into the wasm heap with one HEAPU8.set (fast) and returns their address. Everything is freed
+  // afterwards.
+  withSession(externalFiles, fn) {
+    const m = this.module;
+    const session = new m.Session();
+    const held = [];
+    const toHeap = (bytes) => {
+      const pointer = m._malloc(Math.max(bytes.byteLength, 1));
+      if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
+      held.push(pointer);
+      m.HEAPU8.set(bytes, pointer);
+      return pointer;
+    };
+    try {
+      for (const [name, data] of Object.entries(externalFiles)) {
+        unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
+      }
+      return fn(session, toHeap);
+    } finally {
+      session.delete();
+      for (const p of held) m._free(p);
+    }
+  }
+
   /**
    * Summary report of one model, as JSON text (byte-identical to `visualquant inspect --json`).
    * externalFiles maps names relative to the model (as written in the model) to their bytes.
    */
   inspect(bytes, fileName, externalFiles = {}) {
-    const m = this.module;
-    const session = new m.Session();
-    const held = [];
-    try {
-      for (const [name, data] of Object.entries(externalFiles)) {
-        const { pointer, result } = withHeapBytes(m, data, (p, n) => session.addExternalFile(name, p, n));
-        held.push(pointer);
-        unwrap(result);
-      }
-      const { pointer, result } = withHeapBytes(m, bytes, (p, n) => session.inspect(p, n, fileName));
-      held.push(pointer);
-      return unwrap(result);
-    } finally {
-      session.delete();
-      for (const p of held) m._free(p);
-    }
+    return this.withSession(externalFiles, (session, toHeap) =>
+      unwrap(session.inspect(toHeap(bytes), bytes.byteLength, fileName)));
+  }
+
+  /**
+   * Compare report of two models, as JSON text (byte-identical to `visualquant compare A B --json -`).
+   * The order does not matter: the quantized one is detected.
+   */
+  compare(firstBytes, firstName, secondBytes, secondName, externalFiles = {}) {
+    return this.withSession(externalFiles, (session, toHeap) =>
+      unwrap(session.compare(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes), secondBytes.byteLength, secondName)));
   }
 }
 

@@ -1,12 +1,16 @@
 // visualquant: the command-line face of the core.
 //   visualquant inspect MODEL [--json] [--max-elements N]
+//   visualquant compare FLOAT QUANT [--json FILE]
 // Exit codes: 0 ok, 2 usage, 3 the model could not be loaded (invalid, unsafe or unreadable).
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include <fstream>
+
 #include "model/model_loader.h"
+#include "report/compare_report.h"
 #include "report/inspect_report.h"
 #include "util/error.h"
 
@@ -25,6 +29,11 @@ const char* kUsage =
     "      type and where they live, quantization forms seen, checker and shape-inference warnings.\n"
     "      --json            print the versioned JSON report instead of the table\n"
     "      --max-elements N  refuse tensors with more than N elements (default 2^34)\n"
+    "  compare FLOAT QUANT [--json FILE]\n"
+    "      Align a float model with its quantized version: for every node, which node(s) it became,\n"
+    "      how sure, and why; fusions found and verified; what stayed float. Which file is the\n"
+    "      quantized one is detected, so the order does not matter.\n"
+    "      --json FILE       also write the versioned JSON report to FILE ('-' for stdout only)\n"
     "  --version             print the version\n"
     "\n"
     "exit codes: 0 ok, 2 usage, 3 the model could not be loaded\n";
@@ -37,6 +46,20 @@ int usage_error(const std::string& message) {
 std::string base_name(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Runs a command's work; a model that cannot be loaded becomes exit code 3 with its error code,
+// naming the file `*current` that was being read.
+template <typename Work>
+int guarded(const std::string* current, Work&& work) {
+  try {
+    return work();
+  } catch (const vq::Error& e) {
+    std::cerr << "visualquant: " << *current << ": error [" << vq::error_code_name(e.code()) << "]: " << e.what() << '\n';
+  } catch (const std::bad_alloc&) {
+    std::cerr << "visualquant: " << *current << ": error [out_of_memory]: not enough memory to load the model\n";
+  }
+  return kExitInvalidModel;
 }
 
 int run_inspect(const std::vector<std::string>& args) {
@@ -63,18 +86,51 @@ int run_inspect(const std::vector<std::string>& args) {
     }
   }
   if (model_path.empty()) return usage_error("inspect needs a model file");
-  try {
+  return guarded(&model_path, [&] {
     const vq::Model model = vq::load_model_file(model_path, options);
     const auto report = vq::inspect_report(model, base_name(model_path));
     std::cout << (as_json ? vq::dump_report(report) : vq::inspect_text(report));
     return kExitOk;
-  } catch (const vq::Error& e) {
-    std::cerr << "visualquant: " << model_path << ": error [" << vq::error_code_name(e.code()) << "]: " << e.what() << '\n';
-    return kExitInvalidModel;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "visualquant: " << model_path << ": error [out_of_memory]: not enough memory to load the model\n";
-    return kExitInvalidModel;
+  });
+}
+
+int run_compare(const std::vector<std::string>& args) {
+  std::vector<std::string> models;
+  std::string json_path;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--json") {
+      if (i + 1 == args.size()) return usage_error("--json needs a file name (or '-')");
+      json_path = args[++i];
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      return usage_error("unknown option '" + args[i] + "'");
+    } else {
+      models.push_back(args[i]);
+    }
   }
+  if (models.size() != 2) return usage_error("compare needs two models: FLOAT QUANT");
+  std::string current;
+  return guarded(&current, [&] {
+    current = models[0];
+    vq::Model a = vq::load_model_file(models[0]);
+    current = models[1];
+    vq::Model b = vq::load_model_file(models[1]);
+    current.clear();
+    const auto report = vq::compare_models(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]));
+    if (json_path == "-") {
+      std::cout << vq::dump_report(report);
+      return kExitOk;
+    }
+    std::cout << vq::compare_text(report);
+    if (!json_path.empty()) {
+      std::ofstream out(json_path, std::ios::binary | std::ios::trunc);
+      out << vq::dump_report(report);
+      if (!out) {
+        std::cerr << "visualquant: cannot write '" << json_path << "'\n";
+        return kExitUsage;
+      }
+    }
+    return kExitOk;
+  });
 }
 
 }  // namespace
@@ -92,5 +148,6 @@ int main(int argc, char** argv) {
   const std::string command = args[0];
   args.erase(args.begin());
   if (command == "inspect") return run_inspect(args);
+  if (command == "compare") return run_compare(args);
   return usage_error("unknown command '" + command + "'");
 }

@@ -21,6 +21,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::DuplicateValueName: return "duplicate_value_name";
     case ErrorCode::UnknownElementType: return "unknown_element_type";
     case ErrorCode::WrongDataField: return "wrong_data_field";
+    case ErrorCode::InvalidQuantParams: return "invalid_quant_params";
   }
   return "unknown";
 }

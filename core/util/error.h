@@ -25,6 +25,7 @@ enum class ErrorCode {
   DuplicateValueName,       // two producers of one value name
   UnknownElementType,       // a tensor element type this ONNX version does not define
   WrongDataField,           // a tensor's values sit in a field its element type does not use
+  InvalidQuantParams,       // scale / zero point / axis / block size that do not fit the tensor
 };
 
 // Stable snake_case name of a code, used in JSON, CLI messages and tests.

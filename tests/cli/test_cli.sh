@@ -30,5 +30,15 @@ expect_exit 3 "missing file" "$vq" inspect "$fx/does-not-exist.onnx"
 expect_exit 3 "a folder is not a model" "$vq" inspect "$fx"
 expect_exit 3 "element limit" "$vq" inspect --max-elements 10 "$fx/examples/float.onnx"
 expect_exit 0 "--version" "$vq" --version
+expect_exit 0 "compare prints a summary" "$vq" compare "$fx/examples/float.onnx" "$fx/examples/quant_qdq.onnx"
+grep -q "^mapping: " /tmp/vq_cli_out.$$ || { echo "FAIL: compare summary lacks the mapping line"; failures=$((failures + 1)); }
+expect_exit 0 "compare --json - prints the report" "$vq" compare "$fx/examples/quant_qdq.onnx" "$fx/examples/float.onnx" --json -
+grep -q '"argument_order_swapped": true' /tmp/vq_cli_out.$$ || { echo "FAIL: swapped order not detected"; failures=$((failures + 1)); }
+out_dir="$(mktemp -d)"
+expect_exit 0 "compare --json FILE writes the report" "$vq" compare "$fx/examples/float.onnx" "$fx/examples/quant_qdq.onnx" --json "$out_dir/r.json"
+grep -q '"report": "visualquant.compare"' "$out_dir/r.json" || { echo "FAIL: no report written"; failures=$((failures + 1)); }
+rm -rf "$out_dir"
+expect_exit 2 "compare needs two models" "$vq" compare "$fx/examples/float.onnx"
+expect_exit 3 "compare with a bad model" "$vq" compare "$fx/examples/float.onnx" "$fx/bad/truncated.onnx"
 rm -f /tmp/vq_cli_out.$$ /tmp/vq_cli_err.$$
 [ "$failures" = 0 ]

@@ -1,6 +1,6 @@
 // Compiled (not run) by typecheck.test.mjs: the wrapper's declaration file describes what callers
 // use, strictly typed.
-import { loadVisualQuant, VisualQuantError, type InspectReport } from '../../wasm/visualquant.mjs';
+import { loadVisualQuant, VisualQuantError, type CompareReport, type InspectReport } from '../../wasm/visualquant.mjs';
 
 export async function summarise(bytes: Uint8Array, wasmBinary: Uint8Array): Promise<string> {
   const core = await loadVisualQuant({ wasmBinary });
@@ -12,4 +12,12 @@ export async function summarise(bytes: Uint8Array, wasmBinary: Uint8Array): Prom
     if (e instanceof VisualQuantError) return `refused: ${e.code}`;
     throw e;
   }
+}
+
+export async function worstMatch(a: Uint8Array, b: Uint8Array, wasmBinary: Uint8Array): Promise<string> {
+  const core = await loadVisualQuant({ wasmBinary });
+  const report: CompareReport = JSON.parse(core.compare(a, 'a.onnx', b, 'b.onnx'));
+  const index = report.summary.least_confident_entries[0];
+  const entry = report.mapping[index];
+  return `${entry.kind} ${entry.confidence}: ${entry.float.join('+')} -> ${entry.quant.join('+')} (${entry.evidence.join('; ')})`;
 }

@@ -1,0 +1,505 @@
+// The alignment algorithm; see alignment.h for its outline.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <optional>
+#include <sstream>
+
+#include "align/alignment.h"
+#include "align/fusion_rules.h"
+#include "align/name_provenance.h"
+#include "align/weight_signature.h"
+#include "quant/op_classes.h"
+#include "util/format.h"
+
+namespace vq {
+namespace {
+
+constexpr std::size_t kUnmatched = static_cast<std::size_t>(-1);
+constexpr double kSameWeight = 0.9;     // signature similarity that makes two weights one
+constexpr double kWeightMargin = 0.05;  // over the runner-up, for an anchor
+constexpr double kDifferentWeight = 0.5;
+
+
+struct Side {
+  const Model& m;
+  const LogicalGraph& g;
+  std::vector<std::optional<WeightSignature>> signature;
+  std::vector<std::size_t> match;  // draft index per logical op
+
+  Side(const AlignInput& in) : m(in.model), g(in.logical), signature(in.logical.ops.size()), match(in.logical.ops.size(), kUnmatched) {
+    for (LogicalId id = 0; id < g.ops.size(); ++id)
+      if (auto w = canonical_weight(m, g.ops[id])) signature[id] = signature_of(*w);
+  }
+  const LogicalOp& op(LogicalId id) const { return g.ops[id]; }
+  const std::string& name(LogicalId id) const { return m.nodes[g.ops[id].primary].name; }
+  const std::string& id_of(LogicalId id) const { return m.nodes[g.ops[id].primary].id; }
+};
+
+struct Draft {
+  std::vector<LogicalId> f, q;
+  double confidence = 0;
+  std::vector<std::string> evidence;
+};
+
+class Aligner {
+ public:
+  Aligner(const AlignInput& f, const AlignInput& q) : f_(f), q_(q) {}
+
+  Alignment run() {
+    weight_anchors();
+    io_anchors();
+    extend_all();
+    for (int round = 0; round < 4; ++round) {
+      if (!greedy_leftovers()) break;
+      extend_all();
+    }
+    return finish();
+  }
+
+ private:
+  std::optional<double> weight_similarity(LogicalId f, LogicalId q) const {
+    if (!f_.signature[f] || !q_.signature[q]) return std::nullopt;
+    return signature_similarity(*f_.signature[f], *q_.signature[q]);
+  }
+
+  std::size_t add_draft(LogicalId f, LogicalId q, double confidence, std::string why) {
+    Draft d;
+    d.f = {f};
+    d.q = {q};
+    d.confidence = confidence;
+    d.evidence.push_back(std::move(why));
+    drafts_.push_back(std::move(d));
+    const std::size_t id = drafts_.size() - 1;
+    f_.match[f] = id;
+    q_.match[q] = id;
+    work_.push_back(id);
+    return id;
+  }
+
+  // 1. Weight content: mutual best matches with a clear margin.
+  void weight_anchors() {
+    std::vector<LogicalId> fw, qw;
+    for (LogicalId i = 0; i < f_.g.ops.size(); ++i)
+      if (f_.signature[i]) fw.push_back(i);
+    for (LogicalId i = 0; i < q_.g.ops.size(); ++i)
+      if (q_.signature[i]) qw.push_back(i);
+    struct Best {
+      LogicalId id = kNone;
+      double sim = -1, second = -1;
+    };
+    std::vector<Best> best_f(f_.g.ops.size()), best_q(q_.g.ops.size());
+    auto offer = [](Best& b, LogicalId id, double sim) {
+      if (sim > b.sim) {
+        b.second = b.sim;
+        b.sim = sim;
+        b.id = id;
+      } else if (sim > b.second) {
+        b.second = sim;
+      }
+    };
+    for (LogicalId q : qw) {
+      for (LogicalId f : fw) {
+        if (f_.op(f).cls != q_.op(q).cls) continue;
+        const auto sim = weight_similarity(f, q);
+        if (!sim) continue;
+        offer(best_q[q], f, *sim);
+        offer(best_f[f], q, *sim);
+      }
+    }
+    for (LogicalId q : qw) {
+      const Best& b = best_q[q];
+      if (b.id == kNone || b.sim < kSameWeight || best_f[b.id].id != q) continue;
+      if (b.second > b.sim - kWeightMargin || best_f[b.id].second > b.sim - kWeightMargin) continue;
+      if (f_.match[b.id] != kUnmatched || q_.match[q] != kUnmatched) continue;
+      add_draft(b.id, q, 0.5 + 0.5 * b.sim,
+                "weight content: per-channel cosine " + fixed(b.sim) +
+                    (b.second < 0 ? std::string(" (no other weight of this shape)") : " (next best " + fixed(b.second) + ")"));
+    }
+  }
+
+  // 2. Graph inputs and outputs, position by position.
+  void io_anchors() {
+    const auto& fin = f_.m.main_graph().inputs;
+    const auto& qin = q_.m.main_graph().inputs;
+    auto real_inputs = [](const Model& m) {
+      std::size_t n = 0;
+      for (ValueId v : m.main_graph().inputs) n += m.values[v].tensor == kNone;
+      return n;
+    };
+    if (real_inputs(f_.m) == real_inputs(q_.m)) {
+      for (std::uint32_t k = 0; k < std::min(fin.size(), qin.size()); ++k)
+        pair_unique(readers(f_, k, true), readers(q_, k, true), 0.85, "both read graph input " + std::to_string(k));
+    }
+    const auto& fout = f_.m.main_graph().outputs;
+    const auto& qout = q_.m.main_graph().outputs;
+    if (fout.size() == qout.size()) {
+      for (std::uint32_t k = 0; k < fout.size(); ++k)
+        pair_unique(readers(f_, k, false), readers(q_, k, false), 0.85, "both write graph output " + std::to_string(k));
+    }
+  }
+
+  std::vector<LogicalId> readers(const Side& s, std::uint32_t k, bool inputs) const {
+    std::vector<LogicalId> out;
+    for (LogicalId i = 0; i < s.g.ops.size(); ++i) {
+      const auto& list = inputs ? s.op(i).graph_inputs : s.op(i).graph_outputs;
+      if (s.match[i] == kUnmatched && std::find(list.begin(), list.end(), k) != list.end()) out.push_back(i);
+    }
+    return out;
+  }
+
+  void pair_unique(const std::vector<LogicalId>& fs, const std::vector<LogicalId>& qs, double confidence, const std::string& why) {
+    if (fs.size() == 1 && qs.size() == 1 && f_.op(fs[0]).cls == q_.op(qs[0]).cls) add_draft(fs[0], qs[0], confidence, why);
+  }
+
+  // 3. Seed-and-extend.
+  void extend_all() {
+    while (!work_.empty()) {
+      const std::size_t d = work_.front();
+      work_.pop_front();
+      absorb_quant_rescale(d);
+      absorb_fusions(d);
+      extend(d, true);
+      extend(d, false);
+    }
+  }
+
+  bool quant_keeps(const Draft& d, const std::string& cls) const {
+    for (LogicalId q : d.q)
+      for (LogicalId s : q_.op(q).succs)
+        if (q_.match[s] == kUnmatched && q_.op(s).cls == cls) return true;
+    return false;
+  }
+
+  bool float_keeps(const Draft& d, const std::string& cls) const {
+    for (LogicalId f : d.f)
+      for (LogicalId s : f_.op(f).succs)
+        if (f_.match[s] == kUnmatched && f_.op(s).cls == cls) return true;
+    return false;
+  }
+
+  // A per-channel Mul/Div by a constant right after the quantized op, with nothing like it on the
+  // float side, is part of the op's lowering (QAT exports undo the BatchNorm scaling this way).
+  void absorb_quant_rescale(std::size_t d) {
+    while (true) {
+      Draft& draft = drafts_[d];
+      const LogicalId tail = draft.q.back();
+      const auto& succs = q_.op(tail).succs;
+      if (succs.size() != 1) return;
+      const LogicalId s = succs[0];
+      const std::string& cls = q_.op(s).cls;
+      if (q_.match[s] != kUnmatched || q_.op(s).preds.size() != 1 || (cls != "mul" && cls != "div")) return;
+      if (q_.op(s).weight == kNone || float_keeps(draft, cls)) return;
+      draft.q.push_back(s);
+      q_.match[s] = d;
+      draft.evidence.push_back("quantized '" + q_.id_of(s) + "' (" + q_.m.nodes[q_.op(s).primary].op_type +
+                               " by a constant) has no counterpart after the float op: part of its lowering");
+    }
+  }
+
+  // Float ops a quantizer folds into their producer join the producer's entry, while the quantized
+  // side has no op of their class after the match.
+  void absorb_fusions(std::size_t d) {
+    while (true) {
+      Draft& draft = drafts_[d];
+      const LogicalId tail = draft.f.back();
+      const auto& succs = f_.op(tail).succs;
+      if (succs.size() != 1) return;
+      const LogicalId s = succs[0];
+      if (f_.match[s] != kUnmatched || f_.op(s).preds.size() != 1) return;
+      const std::string& cls = f_.op(s).cls;
+      if (!may_fuse_into(f_.op(tail).cls, cls) && !may_fuse_into(f_.op(draft.f.front()).cls, cls)) return;
+      if (cls == "add" && f_.op(s).weight == kNone) return;  // only a bias Add becomes part of a Gemm
+      if (quant_keeps(draft, cls)) return;
+      draft.f.push_back(s);
+      f_.match[s] = d;
+      draft.evidence.push_back("float '" + f_.id_of(s) + "' (" + f_.m.nodes[f_.op(s).primary].op_type +
+                               ") has no counterpart after the quantized op: fused into it");
+    }
+  }
+
+  // Unmatched neighbours, looking through layout-only ops that the other side does not have.
+  std::vector<LogicalId> neighbours(const Side& s, const std::vector<LogicalId>& ops, bool forward) const {
+    std::vector<LogicalId> out;
+    for (LogicalId o : ops) {
+      for (LogicalId n : forward ? s.op(o).succs : s.op(o).preds) {
+        if (s.match[n] != kUnmatched || std::find(out.begin(), out.end(), n) != out.end()) continue;
+        out.push_back(n);
+      }
+    }
+    return out;
+  }
+
+  std::vector<LogicalId> look_through(const Side& s, const std::vector<LogicalId>& ops, const Side& other,
+                                      const std::vector<LogicalId>& other_ops, bool forward) const {
+    std::vector<LogicalId> out;
+    for (LogicalId o : ops) {
+      bool other_has_class = false;
+      for (LogicalId x : other_ops) other_has_class |= other.op(x).cls == s.op(o).cls;
+      if (is_transparent_class(s.op(o).cls) && !other_has_class) {
+        for (LogicalId n : forward ? s.op(o).succs : s.op(o).preds)
+          if (s.match[n] == kUnmatched && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+      } else if (std::find(out.begin(), out.end(), o) == out.end()) {
+        out.push_back(o);
+      }
+    }
+    return out;
+  }
+
+  void extend(std::size_t d, bool forward) {
+    const std::vector<LogicalId> f_ops = drafts_[d].f, q_ops = drafts_[d].q;
+    std::vector<LogicalId> fs = neighbours(f_, f_ops, forward), qs = neighbours(q_, q_ops, forward);
+    if (fs.empty() || qs.empty()) return;
+    const std::vector<LogicalId> fs2 = look_through(f_, fs, q_, qs, forward);
+    const std::vector<LogicalId> qs2 = look_through(q_, qs, f_, fs, forward);
+    const std::string how = std::string(forward ? "consumer" : "producer") + " of matched '" + f_.id_of(f_ops.front()) +
+                            "' / '" + q_.id_of(q_ops.front()) + "'";
+    pair_neighbours(fs2, qs2, how);
+  }
+
+  // Pairs neighbours class by class: a unique candidate on each side, else weight content, else
+  // names, else topological order.
+  void pair_neighbours(const std::vector<LogicalId>& fs, const std::vector<LogicalId>& qs, const std::string& how) {
+    std::vector<std::string> classes;
+    for (LogicalId f : fs)
+      if (std::find(classes.begin(), classes.end(), f_.op(f).cls) == classes.end()) classes.push_back(f_.op(f).cls);
+    for (const std::string& cls : classes) {
+      std::vector<LogicalId> fc, qc;
+      for (LogicalId f : fs)
+        if (f_.op(f).cls == cls && f_.match[f] == kUnmatched) fc.push_back(f);
+      for (LogicalId q : qs)
+        if (q_.op(q).cls == cls && q_.match[q] == kUnmatched) qc.push_back(q);
+      if (fc.empty() || qc.empty()) continue;
+      if (fc.size() == 1 && qc.size() == 1) {
+        add_neighbour(fc[0], qc[0], 0.8, how + ", the only " + cls + " on each side");
+        continue;
+      }
+      // Several of a class: best weight or name agreement first, then depth order.
+      struct Candidate {
+        double score;
+        LogicalId f, q;
+      };
+      std::vector<Candidate> cands;
+      for (LogicalId f : fc)
+        for (LogicalId q : qc) {
+          double score = 1.0 - std::fabs(f_.op(f).depth - q_.op(q).depth);
+          if (const auto sim = weight_similarity(f, q)) score += 2.0 * *sim;
+          if (same_provenance(f_.name(f), q_.name(q))) score += 1.0;
+          cands.push_back({score, f, q});
+        }
+      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+      for (const Candidate& c : cands) {
+        if (f_.match[c.f] != kUnmatched || q_.match[c.q] != kUnmatched) continue;
+        add_neighbour(c.f, c.q, 0.65, how + ", best of " + std::to_string(fc.size()) + " " + cls + " candidates");
+      }
+    }
+  }
+
+  void add_neighbour(LogicalId f, LogicalId q, double confidence, const std::string& why) {
+    add_draft(f, q, confidence, why);
+  }
+
+  // 4. What propagation could not reach: a greedy assignment over a cost, within each class.
+  bool greedy_leftovers() {
+    struct Candidate {
+      double score;
+      LogicalId f, q;
+    };
+    std::vector<Candidate> cands;
+    std::vector<LogicalId> fu, qu;
+    for (LogicalId i = 0; i < f_.g.ops.size(); ++i)
+      if (f_.match[i] == kUnmatched) fu.push_back(i);
+    for (LogicalId i = 0; i < q_.g.ops.size(); ++i)
+      if (q_.match[i] == kUnmatched) qu.push_back(i);
+    if (fu.empty() || qu.empty()) return false;
+    // Candidates: same class, nearest in depth (a window keeps this near-linear on huge graphs).
+    std::stable_sort(qu.begin(), qu.end(), [&](LogicalId a, LogicalId b) { return q_.op(a).depth < q_.op(b).depth; });
+    constexpr std::size_t kWindow = 8;
+    for (LogicalId f : fu) {
+      std::vector<Candidate> mine;
+      for (LogicalId q : qu) {
+        if (f_.op(f).cls != q_.op(q).cls) continue;
+        mine.push_back({score(f, q), f, q});
+      }
+      std::stable_sort(mine.begin(), mine.end(), [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+      if (mine.size() > kWindow) mine.resize(kWindow);
+      cands.insert(cands.end(), mine.begin(), mine.end());
+    }
+    std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+      if (a.score != b.score) return a.score > b.score;
+      if (a.f != b.f) return a.f < b.f;
+      return a.q < b.q;
+    });
+    bool added = false;
+    for (const Candidate& c : cands) {
+      if (c.score < 0.6 || f_.match[c.f] != kUnmatched || q_.match[c.q] != kUnmatched) continue;
+      add_draft(c.f, c.q, std::min(0.6, 0.3 + 0.3 * c.score),
+                "left after propagation: same class, closest by depth, neighbours and weights (score " + fixed(c.score, 2) + ")");
+      added = true;
+    }
+    return added;
+  }
+
+  double score(LogicalId f, LogicalId q) const {
+    double s = 0.4 * (1.0 - std::fabs(f_.op(f).depth - q_.op(q).depth));
+    std::size_t total = 0, consistent = 0;
+    auto count = [&](const std::vector<LogicalId>& fn, const std::vector<LogicalId>& qn) {
+      total += std::max(fn.size(), qn.size());
+      for (LogicalId a : fn) {
+        if (f_.match[a] == kUnmatched) continue;
+        for (LogicalId b : qn)
+          if (q_.match[b] == f_.match[a]) {
+            ++consistent;
+            break;
+          }
+      }
+    };
+    count(f_.op(f).preds, q_.op(q).preds);
+    count(f_.op(f).succs, q_.op(q).succs);
+    s += 0.3 * (total ? static_cast<double>(consistent) / static_cast<double>(total) : 0.5);
+    const auto sim = weight_similarity(f, q);
+    if (sim) s += 0.3 * *sim;
+    else if (!f_.signature[f] && !q_.signature[q]) s += 0.15;
+    if (same_provenance(f_.name(f), q_.name(q))) s += 0.2;
+    return s;
+  }
+
+  // 5. Entries, kinds, confidence, fusion groups.
+  Alignment finish() {
+    Alignment out;
+    for (Draft& d : drafts_) out.entries.push_back(make_entry(d));
+    for (LogicalId f = 0; f < f_.g.ops.size(); ++f)
+      if (f_.match[f] == kUnmatched) {
+        Draft d;
+        d.f = {f};
+        d.evidence.push_back("no counterpart in the quantized model");
+        out.entries.push_back(make_entry(d));
+      }
+    for (LogicalId q = 0; q < q_.g.ops.size(); ++q)
+      if (q_.match[q] == kUnmatched) {
+        Draft d;
+        d.q = {q};
+        d.evidence.push_back("no counterpart in the float model");
+        out.entries.push_back(make_entry(d));
+      }
+    // Model order: by the first float node, then the first quantized node.
+    std::stable_sort(out.entries.begin(), out.entries.end(), [](const MappingEntry& a, const MappingEntry& b) {
+      const NodeId fa = a.float_nodes.empty() ? kNone : a.float_nodes.front();
+      const NodeId fb = b.float_nodes.empty() ? kNone : b.float_nodes.front();
+      if (fa != fb) return fa < fb;
+      const NodeId qa = a.quant_nodes.empty() ? kNone : a.quant_nodes.front();
+      const NodeId qb = b.quant_nodes.empty() ? kNone : b.quant_nodes.front();
+      return qa < qb;
+    });
+    distrust_unrelated_models(out);
+    double sum = 0;
+    std::size_t matched = 0;
+    for (std::size_t i = 0; i < out.entries.size(); ++i) {
+      const MappingEntry& e = out.entries[i];
+      if (e.float_ops.empty() || e.quant_ops.empty()) continue;
+      sum += e.confidence;
+      ++matched;
+      if (auto fusion = detect_fusion(FusionContext{f_.m, f_.g, q_.m, q_.g}, e)) {
+        fusion->entry = i;
+        out.fusions.push_back(*fusion);
+      }
+    }
+    out.mean_confidence = matched ? sum / static_cast<double>(matched) : 0.0;
+    return out;
+  }
+
+  // Two models whose weights mostly disagree are not a float model and its quantized version,
+  // however well their topologies line up: no match found from topology alone may then be trusted.
+  void distrust_unrelated_models(Alignment& out) const {
+    std::size_t agree = 0, differ = 0;
+    for (const MappingEntry& e : out.entries) {
+      agree += e.weight_agreement > 0;
+      differ += e.weight_agreement < 0;
+    }
+    if (agree + differ < 2 || agree >= differ) return;
+    const std::string why = "weights disagree in " + std::to_string(differ) + " of " + std::to_string(agree + differ) +
+                            " weighted matches: the two models are probably not the same network";
+    for (MappingEntry& e : out.entries) {
+      if (e.float_ops.empty() || e.quant_ops.empty() || e.weight_agreement > 0) continue;
+      e.confidence = std::min(e.confidence, 0.25);
+      e.evidence.push_back(why);
+    }
+  }
+
+  MappingEntry make_entry(Draft& d) {
+    MappingEntry e;
+    e.float_ops = d.f;
+    e.quant_ops = d.q;
+    for (LogicalId f : d.f) e.float_nodes.insert(e.float_nodes.end(), f_.op(f).nodes.begin(), f_.op(f).nodes.end());
+    for (LogicalId q : d.q) e.quant_nodes.insert(e.quant_nodes.end(), q_.op(q).nodes.begin(), q_.op(q).nodes.end());
+    std::sort(e.float_nodes.begin(), e.float_nodes.end());
+    std::sort(e.quant_nodes.begin(), e.quant_nodes.end());
+    e.evidence = d.evidence;
+    e.confidence = d.confidence;
+    if (d.f.empty()) {
+      e.kind = "inserted";
+      e.confidence = 1.0;
+      return e;
+    }
+    if (d.q.empty()) {
+      e.kind = "removed";
+      e.confidence = 1.0;
+      return e;
+    }
+    const Node& fp = f_.m.nodes[f_.op(d.f.front()).primary];
+    const Node& qp = q_.m.nodes[q_.op(d.q.front()).primary];
+    std::size_t quant_compute = 0;
+    for (NodeId n : e.quant_nodes) {
+      const std::string& t = q_.m.nodes[n].op_type;
+      quant_compute += t == "MatMulInteger" || t == "ConvInteger" || t == "Mul" || t == "Add";
+    }
+    if (d.f.size() > 1) e.kind = "fused";
+    else if (d.q.size() > 1 || quant_compute > 1) e.kind = "lowered";
+    else if (fp.op_type == qp.op_type && fp.name == qp.name && !fp.name.empty()) e.kind = "identical";
+    else e.kind = "renamed";
+
+    // Weights: confirm or contradict the match, whatever found it.
+    const auto fw = canonical_weight(f_.m, f_.op(d.f.front()));
+    const auto qw = canonical_weight(q_.m, q_.op(d.q.front()));
+    if (fw && qw) {
+      if (const auto cmp = compare_weights(*fw, *qw)) {
+        if (cmp->mean_cosine >= kSameWeight) {
+          e.weight_agreement = 1;
+          e.confidence = std::max(e.confidence, std::min(0.99, 0.5 + 0.5 * cmp->mean_cosine));
+          if (d.evidence.front().rfind("weight content", 0) != 0)
+            e.evidence.push_back("weight content agrees: per-channel cosine " + fixed(cmp->mean_cosine) + " (min " +
+                                 fixed(cmp->min_cosine) + ")");
+          if (!cmp->constant_ratio)
+            e.evidence.push_back("per-channel scale ratio varies from " + fixed(cmp->ratio_min) + " to " + fixed(cmp->ratio_max) +
+                                 " while each channel keeps its direction: a per-channel factor (BatchNormalization) was folded in");
+        } else if (cmp->mean_cosine < kDifferentWeight) {
+          e.weight_agreement = -1;
+          e.confidence = std::min(e.confidence, 0.25);
+          e.evidence.push_back("weights differ: per-channel cosine " + fixed(cmp->mean_cosine));
+        }
+      } else {
+        e.evidence.push_back("weights have different shapes (" + std::to_string(fw->rows) + "x" + std::to_string(fw->cols) +
+                             " vs " + std::to_string(qw->rows) + "x" + std::to_string(qw->cols) + ")");
+        e.confidence = std::min(e.confidence, 0.4);
+        e.weight_agreement = -1;
+      }
+    }
+    if (same_provenance(fp.name, qp.name) && !fp.name.empty()) {
+      e.evidence.push_back("names agree: '" + fp.name + "' ~ '" + qp.name + "'");
+      e.confidence = std::min(0.99, e.confidence + 0.05);
+    }
+    return e;
+  }
+
+  Side f_, q_;
+  std::vector<Draft> drafts_;
+  std::deque<std::size_t> work_;
+};
+
+}  // namespace
+
+Alignment align_models(const AlignInput& float_side, const AlignInput& quant_side) {
+  return Aligner(float_side, quant_side).run();
+}
+
+}  // namespace vq

@@ -1,0 +1,165 @@
+#include "align/fusion_rules.h"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "align/weight_signature.h"
+#include "quant/constant_eval.h"
+#include "quant/quant_forms.h"
+#include "util/format.h"
+
+namespace vq {
+namespace {
+
+
+struct Verdict {
+  std::string verification;
+  std::string detail;
+};
+
+using Verifier = Verdict (*)(const FusionContext&, const MappingEntry&);
+
+// Float-side classes in entry order; "act" stands for relu / clip / leakyrelu.
+struct FusionRule {
+  const char* name;
+  std::vector<const char*> float_classes;
+  const char* quant_class;
+  Verifier verify;
+  const char* how_verified;
+};
+
+bool is_activation(const std::string& cls) { return cls == "relu" || cls == "clip" || cls == "leakyrelu"; }
+
+const LogicalOp* float_op_of_class(const FusionContext& c, const MappingEntry& e, const std::string& cls) {
+  for (LogicalId f : e.float_ops)
+    if (c.float_graph.ops[f].cls == cls) return &c.float_graph.ops[f];
+  return nullptr;
+}
+
+// Conv+BatchNormalization folding: per output channel, quantized weight / float weight must equal
+// gamma / sqrt(var + epsilon) of the BatchNormalization.
+Verdict verify_batchnorm_fold(const FusionContext& c, const MappingEntry& e) {
+  const LogicalOp* bn = float_op_of_class(c, e, "batchnorm");
+  const auto fw = canonical_weight(c.float_model, c.float_graph.ops[e.float_ops.front()]);
+  const auto qw = canonical_weight(c.quant_model, c.quant_graph.ops[e.quant_ops.front()]);
+  if (!bn || !fw || !qw) return {"unverifiable", "weights or BatchNormalization parameters are not constant"};
+  const Node& node = c.float_model.nodes[bn->primary];
+  if (node.inputs.size() < 5) return {"unverifiable", "BatchNormalization has fewer than 5 inputs"};
+  const auto gamma = evaluate_constant(c.float_model, node.inputs[1]);
+  const auto var = evaluate_constant(c.float_model, node.inputs[4]);
+  const double eps = float_attribute(node, "epsilon", 1e-5f);
+  const auto cmp = compare_weights(*fw, *qw);
+  if (!gamma || !var || !cmp || gamma->values.size() != cmp->ratio.size() || var->values.size() != cmp->ratio.size())
+    return {"unverifiable", "BatchNormalization parameters do not match the weight's channels"};
+  double worst = 0;
+  for (std::size_t ch = 0; ch < cmp->ratio.size(); ++ch) {
+    const double expected = gamma->values[ch] / std::sqrt(var->values[ch] + eps);
+    const double err = std::fabs(cmp->ratio[ch] - expected) / std::max(std::fabs(expected), 1e-12);
+    worst = std::max(worst, err);
+  }
+  const std::string detail = "per-channel ratio of quantized to float weight vs gamma/sqrt(var+eps) over " +
+                             std::to_string(cmp->ratio.size()) + " channels: worst relative error " + fixed(worst) +
+                             ", weight cosine " + fixed(cmp->mean_cosine);
+  return {worst < 0.05 && cmp->min_cosine > 0.9 ? "verified" : "mismatch", detail};
+}
+
+// The quantized output's zero point, when the op's output is quantized (QLinear* y_zero_point, or
+// the QuantizeLinear reading the op's output).
+std::optional<std::pair<double, std::string>> output_zero_point(const FusionContext& c, const MappingEntry& e) {
+  const Model& m = c.quant_model;
+  const Node& op = m.nodes[c.quant_graph.ops[e.quant_ops.back()].primary];
+  ValueId zp = kNone;
+  if (op.op_type == "QLinearConv" || op.op_type == "QLinearMatMul" || op.op_type == "QLinearAdd") zp = op.inputs.size() > 7 ? op.inputs[7] : kNone;
+  if (op.op_type == "QGemm") zp = op.inputs.size() > 8 ? op.inputs[8] : kNone;
+  if (zp == kNone && !op.outputs.empty() && op.outputs[0] != kNone) {
+    for (NodeId consumer : m.values[op.outputs[0]].consumers) {
+      const Node& q = m.nodes[consumer];
+      if (quant_op_role(q.domain, q.op_type) == QuantOpRole::Quantize) {
+        zp = q.inputs.size() > 2 ? q.inputs[2] : kNone;
+        if (zp == kNone) return std::make_pair(0.0, std::string("uint8"));  // default zero point, uint8
+        break;
+      }
+    }
+  }
+  const TensorId t = stored_tensor(m, zp);
+  if (t == kNone) return std::nullopt;
+  const auto values = evaluate_constant(m, zp);
+  if (!values || values->values.empty()) return std::nullopt;
+  return std::make_pair(values->values[0], std::string(m.tensors[t].type->name));
+}
+
+// Activation fusion: a Relu folded into the op is only exact when the quantized output range
+// starts at 0, i.e. the output zero point is the type's lowest code.
+Verdict verify_activation_fold(const FusionContext& c, const MappingEntry& e) {
+  const auto zp = output_zero_point(c, e);
+  if (!zp) return {"unverifiable", "the quantized op's output is not quantized here; the clamp cannot be read"};
+  const double lowest = zp->second == "uint8" ? 0 : zp->second == "int8" ? -128 : zp->second == "uint16" ? 0 : -32768;
+  const std::string detail = "output zero point " + fixed(zp->first, 0) + " (" + zp->second + ", lowest code " +
+                             fixed(lowest, 0) + ")";
+  if (zp->first == lowest) return {"verified", detail + ": the quantized range starts at 0, so the clamp at 0 is kept"};
+  return {"consistent", detail + ": the activation is absent on the quantized side but the range is not clamped at 0"};
+}
+
+// Weight-carrying lowerings (dynamic integer ops, 4-bit weight-only, bias Add into Gemm): the
+// dequantised weight must point like the float weight, channel by channel.
+Verdict verify_weight_kept(const FusionContext& c, const MappingEntry& e) {
+  const auto fw = canonical_weight(c.float_model, c.float_graph.ops[e.float_ops.front()]);
+  const auto qw = canonical_weight(c.quant_model, c.quant_graph.ops[e.quant_ops.front()]);
+  if (!fw || !qw) return {"unverifiable", "one of the weights is not constant"};
+  const auto cmp = compare_weights(*fw, *qw);
+  if (!cmp) return {"mismatch", "the weights have different shapes"};
+  return {cmp->min_cosine > 0.9 ? "verified" : "mismatch",
+          "per-channel cosine of dequantised vs float weight: mean " + fixed(cmp->mean_cosine) + ", min " + fixed(cmp->min_cosine)};
+}
+
+const FusionRule kRules[] = {
+    {"conv_batchnorm_activation_fold", {"conv", "batchnorm", "act"}, "conv", verify_batchnorm_fold,
+     "quantized/float weight ratio per channel equals gamma/sqrt(var+eps)"},
+    {"conv_batchnorm_fold", {"conv", "batchnorm"}, "conv", verify_batchnorm_fold,
+     "quantized/float weight ratio per channel equals gamma/sqrt(var+eps)"},
+    {"conv_activation_fusion", {"conv", "act"}, "conv", verify_activation_fold, "output zero point at the lowest code"},
+    {"matmul_add_activation_fusion", {"matmul", "add", "act"}, "matmul", verify_weight_kept, "weight direction per channel"},
+    {"matmul_activation_fusion", {"matmul", "act"}, "matmul", verify_activation_fold, "output zero point at the lowest code"},
+    {"matmul_add_to_gemm", {"matmul", "add"}, "matmul", verify_weight_kept, "weight direction per channel"},
+    {"add_activation_fusion", {"add", "act"}, "add", verify_activation_fold, "output zero point at the lowest code"},
+};
+
+bool class_matches(const char* want, const std::string& got) {
+  return std::string(want) == "act" ? is_activation(got) : got == want;
+}
+
+}  // namespace
+
+std::optional<FusionGroup> detect_fusion(const FusionContext& c, const MappingEntry& e) {
+  if (e.float_ops.empty() || e.quant_ops.empty()) return std::nullopt;
+  const std::string quant_class = c.quant_graph.ops[e.quant_ops.front()].cls;
+  const Node& quant_primary = c.quant_model.nodes[c.quant_graph.ops[e.quant_ops.front()].primary];
+  if (e.float_ops.size() > 1) {
+    for (const FusionRule& rule : kRules) {
+      if (rule.float_classes.size() != e.float_ops.size() || quant_class != rule.quant_class) continue;
+      bool ok = true;
+      for (std::size_t i = 0; i < e.float_ops.size(); ++i)
+        ok = ok && class_matches(rule.float_classes[i], c.float_graph.ops[e.float_ops[i]].cls);
+      if (!ok) continue;
+      const Verdict v = rule.verify(c, e);
+      return FusionGroup{rule.name, 0, v.verification, v.detail + " [check: " + rule.how_verified + "]"};
+    }
+    return FusionGroup{"unnamed_fusion", 0, "unverifiable", "no rule describes this combination of ops"};
+  }
+  // One float op became a chain or a different op form: lowerings.
+  const std::string& t = quant_primary.op_type;
+  if (t == "ConvInteger" || t == "MatMulInteger") {
+    const Verdict v = verify_weight_kept(c, e);
+    return FusionGroup{t == "ConvInteger" ? "conv_to_dynamic_convinteger" : "matmul_to_dynamic_matmulinteger", 0, v.verification,
+                       v.detail + " [check: weight direction per channel]"};
+  }
+  if (t == "MatMulNBits") {
+    const Verdict v = verify_weight_kept(c, e);
+    return FusionGroup{"matmul_to_matmulnbits", 0, v.verification, v.detail + " [check: weight direction per channel]"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace vq

@@ -1,0 +1,152 @@
+#include "quant/dequantize.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "onnx_format/element_decode.h"
+#include "util/error.h"
+
+namespace vq {
+namespace {
+
+[[noreturn]] void invalid(const Tensor& x, const std::string& why) {
+  throw Error(ErrorCode::InvalidQuantParams, "cannot dequantize '" + x.name + "': " + why);
+}
+
+bool is_float8(ElementType t) {
+  return t == ElementType::Float8E4M3FN || t == ElementType::Float8E4M3FNUZ || t == ElementType::Float8E5M2 ||
+         t == ElementType::Float8E5M2FNUZ;
+}
+
+// Index into scale / zero point for element `flat` of x, by granularity.
+struct Broadcast {
+  enum class Kind { PerTensor, PerAxis, Blocked } kind = Kind::PerTensor;
+  std::uint64_t inner = 1;       // product of x dims after axis
+  std::uint64_t axis_len = 1;    // x dims[axis]
+  std::uint64_t blocks = 1;      // scale dims[axis] (blocked)
+  std::uint64_t block = 1;
+
+  std::uint64_t index(std::uint64_t flat) const {
+    switch (kind) {
+      case Kind::PerTensor: return 0;
+      case Kind::PerAxis: return (flat / inner) % axis_len;
+      case Kind::Blocked: {
+        const std::uint64_t outer = flat / (inner * axis_len);
+        const std::uint64_t along = (flat / inner) % axis_len;
+        const std::uint64_t rest = flat % inner;
+        return (outer * blocks + along / block) * inner + rest;
+      }
+    }
+    return 0;
+  }
+};
+
+Broadcast broadcast_for(const Tensor& x, const Tensor& scale, std::int64_t axis, std::int64_t block_size) {
+  Broadcast b;
+  const auto rank = static_cast<std::int64_t>(x.dims.size());
+  if (scale.element_count == 1 && block_size == 0) return b;  // per tensor (scalar or [1])
+  if (rank == 0) invalid(x, "a scalar needs a scalar scale");
+  if (axis < -rank || axis >= rank) invalid(x, "axis " + std::to_string(axis) + " is outside rank " + std::to_string(rank));
+  if (axis < 0) axis += rank;
+  b.axis_len = static_cast<std::uint64_t>(x.dims[axis]);
+  for (std::int64_t d = axis + 1; d < rank; ++d) b.inner *= static_cast<std::uint64_t>(x.dims[d]);
+  if (block_size == 0) {
+    if (scale.dims.size() != 1 || static_cast<std::uint64_t>(scale.dims[0]) != b.axis_len)
+      invalid(x, "a per-axis scale must have length " + std::to_string(b.axis_len));
+    b.kind = Broadcast::Kind::PerAxis;
+    return b;
+  }
+  if (block_size < 0) invalid(x, "negative block_size");
+  if (static_cast<std::int64_t>(scale.dims.size()) != rank) invalid(x, "a blocked scale must have the rank of x");
+  b.block = static_cast<std::uint64_t>(block_size);
+  b.blocks = static_cast<std::uint64_t>(scale.dims[axis]);
+  if (b.blocks != (b.axis_len + b.block - 1) / b.block) invalid(x, "blocked scale length does not match ceil(dim / block_size)");
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (d != axis && scale.dims[d] != x.dims[d]) invalid(x, "a blocked scale must match x outside the axis");
+  b.kind = Broadcast::Kind::Blocked;
+  return b;
+}
+
+}  // namespace
+
+double round_to_float16(float value) {
+  // Exact: float16 values are a subset of float, so rounding through the bit pattern is enough.
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  const std::uint32_t sign = (bits >> 16) & 0x8000u;
+  const float magnitude = std::fabs(value);
+  if (std::isnan(value)) return value;
+  if (magnitude >= 65520.0f) return sign ? -INFINITY : INFINITY;  // rounds past the largest half
+  std::uint16_t half;
+  if (magnitude < 6.103515625e-05f) {  // subnormal halves: multiples of 2^-24
+    const float scaled = std::nearbyint(magnitude * 16777216.0f);
+    half = static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(scaled));
+  } else {
+    std::uint32_t m;
+    std::memcpy(&m, &magnitude, 4);
+    std::uint32_t mantissa = m & 0x7FFFFFu;
+    std::int32_t exponent = static_cast<std::int32_t>(m >> 23) - 127 + 15;
+    std::uint32_t rounded = mantissa >> 13;
+    const std::uint32_t rest = mantissa & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (rounded & 1u))) ++rounded;
+    if (rounded == 0x400u) {
+      rounded = 0;
+      ++exponent;
+    }
+    half = static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(exponent) << 10) | rounded);
+  }
+  return float16_to_double(half);
+}
+
+double round_to_bfloat16(float value) {
+  if (std::isnan(value)) return value;
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  const std::uint32_t lsb = (bits >> 16) & 1u;
+  bits += 0x7FFFu + lsb;
+  return bfloat16_to_double(static_cast<std::uint16_t>(bits >> 16));
+}
+
+std::vector<double> tensor_values(const Model& model, const Tensor& t) {
+  std::vector<double> out;
+  if (t.type->kind == ElementKind::String) return out;
+  const std::size_t per = t.type->kind == ElementKind::Complex ? 2 : 1;
+  out.resize(static_cast<std::size_t>(t.element_count) * per);
+  if (t.element_count == 0) return out;
+  const PayloadBytes bytes = model.payload(t);
+  decode_to_double(*t.type, bytes.view(), 0, static_cast<std::size_t>(t.element_count), out.data());
+  return out;
+}
+
+std::vector<double> dequantize_linear(const Model& model, const Tensor& x, const DequantizeParams& p) {
+  if (!p.scale) invalid(x, "no scale");
+  const Tensor& scale = *p.scale;
+  if (scale.type->kind != ElementKind::Float) invalid(x, "the scale is not a float tensor");
+  if (x.type->kind == ElementKind::String || x.type->kind == ElementKind::Complex) invalid(x, "not a quantized type");
+  const Broadcast b = broadcast_for(x, scale, p.axis, p.block_size);
+  if (p.zero_point && p.zero_point->element_count != scale.element_count)
+    invalid(x, "the zero point and the scale have different shapes");
+  const std::vector<double> scales = tensor_values(model, scale);
+  std::vector<double> zero_points;
+  if (p.zero_point && !is_float8(x.type->type)) zero_points = tensor_values(model, *p.zero_point);
+  const std::vector<double> codes = tensor_values(model, x);
+
+  const ElementType out_type = scale.type->type;
+  std::vector<double> out(codes.size());
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    const std::uint64_t k = b.index(i);
+    // float32 arithmetic, like the reference: (x - zp) is exact for 8/16-bit codes.
+    const float dx = static_cast<float>(codes[i]) - (zero_points.empty() ? 0.0f : static_cast<float>(zero_points[k]));
+    const float y = dx * static_cast<float>(scales[k]);
+    switch (out_type) {
+      case ElementType::Float64: out[i] = static_cast<double>(dx) * scales[k]; break;
+      case ElementType::Float16: out[i] = round_to_float16(y); break;
+      case ElementType::Bfloat16: out[i] = round_to_bfloat16(y); break;
+      default: out[i] = y; break;
+    }
+  }
+  return out;
+}
+
+}  // namespace vq

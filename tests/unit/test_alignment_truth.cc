@@ -1,0 +1,213 @@
+// Alignment against ground truth: for every fixture pair (real PyTorch exports and hand-built
+// producer forms), precision and recall of the (float node, quantized node) pairs of compute
+// nodes, against a mapping built independently from how the pair was made (truth.json). The same
+// must hold when every node and tensor name of a model is scrambled, and an unrelated network of
+// the same architecture must not come out confident.
+#define BOOST_TEST_MODULE alignment_truth
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <map>
+#include <random>
+#include <set>
+
+#include "align/alignment.h"
+#include "quant/logical_graph.h"
+#include "unit/test_support.h"
+
+using namespace vq;
+using namespace vq::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string pairs_dir() {
+  const char* dir = std::getenv("VQ_PAIRS_DIR");
+  if (!dir || !*dir) throw std::runtime_error("VQ_PAIRS_DIR is not set (run the tests through ctest)");
+  return dir;
+}
+
+std::vector<std::string> pair_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(pairs_dir()))
+    if (fs::exists(entry.path() / "truth.json")) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+using NodePair = std::pair<std::string, std::string>;
+
+struct Score {
+  double precision = 0, recall = 0;
+  std::size_t mine = 0, truth = 0, agree = 0;
+  std::vector<NodePair> missing, wrong;
+};
+
+// Renames every node and value of a model (all graphs) to opaque names, keeping node order.
+// Returns the new bytes; old node id -> new node id in `renamed`.
+std::string scramble(const std::string& bytes, std::uint32_t seed, std::map<std::string, std::string>& renamed) {
+  const Model before = load_bytes(bytes);
+  onnx::ModelProto m;
+  m.ParseFromString(bytes);
+  std::mt19937 rng(seed);
+  std::map<std::string, std::string> values;
+  auto value_name = [&](const std::string& old) {
+    if (old.empty()) return old;
+    auto it = values.find(old);
+    if (it != values.end()) return it->second;
+    const std::string fresh = "t" + std::to_string(values.size()) + "_" + std::to_string(rng() % 1000);
+    values.emplace(old, fresh);
+    return fresh;
+  };
+  std::size_t node_counter = 0;
+  std::vector<onnx::GraphProto*> stack{m.mutable_graph()};
+  std::vector<std::string> new_main_names;
+  bool main = true;
+  while (!stack.empty()) {
+    onnx::GraphProto* g = stack.back();
+    stack.pop_back();
+    for (auto& v : *g->mutable_input()) v.set_name(value_name(v.name()));
+    for (auto& v : *g->mutable_output()) v.set_name(value_name(v.name()));
+    for (auto& v : *g->mutable_value_info()) v.set_name(value_name(v.name()));
+    for (auto& t : *g->mutable_initializer()) t.set_name(value_name(t.name()));
+    for (auto& n : *g->mutable_node()) {
+      n.set_name("n" + std::to_string(node_counter++) + "_" + std::to_string(rng() % 1000));
+      if (main) new_main_names.push_back(n.name());
+      for (auto& i : *n.mutable_input()) i = value_name(i);
+      for (auto& o : *n.mutable_output()) o = value_name(o);
+      for (auto& a : *n.mutable_attribute()) {
+        if (a.has_g()) stack.push_back(a.mutable_g());
+        for (auto& sub : *a.mutable_graphs()) stack.push_back(&sub);
+      }
+    }
+    main = false;
+  }
+  for (std::size_t i = 0; i < before.main_graph().nodes.size(); ++i) {
+    for (const Node& n : before.nodes)
+      if (n.graph == 0 && n.index_in_graph == i) renamed[n.id] = new_main_names[i];
+  }
+  return m.SerializeAsString();
+}
+
+Score score(const nlohmann::json& truth, const Model& fm, const Model& qm, const Alignment& a,
+            const std::map<std::string, std::string>& float_ids, const std::map<std::string, std::string>& quant_ids) {
+  auto map_id = [](const std::map<std::string, std::string>& ids, const std::string& id) {
+    auto it = ids.find(id);
+    return it == ids.end() ? id : it->second;
+  };
+  std::set<std::string> float_compute, quant_compute;
+  std::set<NodePair> truth_pairs;
+  for (const auto& e : truth["mapping"]) {
+    std::vector<std::string> fc;
+    if (e.contains("float_compute")) fc = e["float_compute"].get<std::vector<std::string>>();
+    else
+      for (const auto& id : e["float"]) {
+        const std::string mapped = map_id(float_ids, id.get<std::string>());
+        for (const Node& n : fm.nodes)
+          if (n.id == mapped && n.op_type != "Constant") fc.push_back(id.get<std::string>());
+      }
+    const auto qc = e["quant_compute"].get<std::vector<std::string>>();
+    for (const auto& f : fc) float_compute.insert(map_id(float_ids, f));
+    for (const auto& q : qc) quant_compute.insert(map_id(quant_ids, q));
+    for (const auto& f : fc)
+      for (const auto& q : qc) truth_pairs.insert({map_id(float_ids, f), map_id(quant_ids, q)});
+  }
+  std::set<NodePair> mine;
+  for (const MappingEntry& e : a.entries)
+    for (NodeId f : e.float_nodes)
+      for (NodeId q : e.quant_nodes)
+        if (float_compute.count(fm.nodes[f].id) && quant_compute.count(qm.nodes[q].id)) mine.insert({fm.nodes[f].id, qm.nodes[q].id});
+  Score s;
+  s.mine = mine.size();
+  s.truth = truth_pairs.size();
+  for (const NodePair& p : mine) {
+    if (truth_pairs.count(p)) ++s.agree;
+    else s.wrong.push_back(p);
+  }
+  for (const NodePair& p : truth_pairs)
+    if (!mine.count(p)) s.missing.push_back(p);
+  s.precision = s.mine ? static_cast<double>(s.agree) / static_cast<double>(s.mine) : 1.0;
+  s.recall = s.truth ? static_cast<double>(s.agree) / static_cast<double>(s.truth) : 1.0;
+  return s;
+}
+
+Alignment run(const Model& f, const Model& q) {
+  const LogicalGraph lf = build_logical_graph(f), lq = build_logical_graph(q);
+  return align_models({f, lf}, {q, lq});
+}
+
+void check_pair(const std::string& name, bool scramble_float, bool scramble_quant) {
+  const std::string dir = pairs_dir() + "/" + name;
+  const auto truth = read_json(dir + "/truth.json");
+  std::string fbytes = read_text(dir + "/float.onnx"), qbytes = read_text(dir + "/quant.onnx");
+  std::map<std::string, std::string> fids, qids;
+  if (scramble_float) fbytes = scramble(fbytes, 7, fids);
+  if (scramble_quant) qbytes = scramble(qbytes, 11, qids);
+  const Model f = load_bytes(fbytes), q = load_bytes(qbytes);
+  const Alignment a = run(f, q);
+  const Score s = score(truth, f, q, a, fids, qids);
+  BOOST_TEST_MESSAGE(name << (scramble_float ? " [float scrambled]" : "") << (scramble_quant ? " [quant scrambled]" : "")
+                          << ": precision " << s.precision << " recall " << s.recall << " (" << s.agree << " of " << s.truth
+                          << " truth pairs, " << s.mine << " proposed)");
+  for (std::size_t i = 0; i < std::min<std::size_t>(6, s.wrong.size()); ++i)
+    BOOST_TEST_MESSAGE("  wrong:   " << s.wrong[i].first << " -> " << s.wrong[i].second);
+  for (std::size_t i = 0; i < std::min<std::size_t>(6, s.missing.size()); ++i)
+    BOOST_TEST_MESSAGE("  missing: " << s.missing[i].first << " -> " << s.missing[i].second);
+  BOOST_TEST(s.precision >= 0.99, name << ": precision " << s.precision);
+  BOOST_TEST(s.recall >= 0.98, name << ": recall " << s.recall);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_pair_meets_the_bar) {
+  const auto names = pair_names();
+  BOOST_REQUIRE(names.size() >= 10u);
+  for (const std::string& name : names) check_pair(name, false, false);
+}
+
+BOOST_AUTO_TEST_CASE(every_pair_meets_the_bar_with_quantized_names_scrambled) {
+  for (const std::string& name : pair_names()) check_pair(name, false, true);
+}
+
+BOOST_AUTO_TEST_CASE(every_pair_meets_the_bar_with_both_sides_scrambled) {
+  for (const std::string& name : pair_names()) check_pair(name, true, true);
+}
+
+// Same architecture, unrelated weights: the float model's weights are replaced with seeded noise.
+BOOST_AUTO_TEST_CASE(an_unrelated_network_is_not_matched_confidently) {
+  for (const char* name : {"torch_eager_ptq_cnn", "ort_qoperator_cnn", "torch_transformer_ptq"}) {
+    const std::string dir = pairs_dir() + "/" + name;
+    onnx::ModelProto fm;
+    fm.ParseFromString(read_text(dir + "/float.onnx"));
+    std::mt19937 rng(99);
+    std::normal_distribution<float> noise(0.0f, 0.1f);
+    for (auto& t : *fm.mutable_graph()->mutable_initializer()) {
+      if (t.data_type() != onnx::TensorProto::FLOAT && t.data_type() != onnx::TensorProto::FLOAT16) continue;
+      std::string raw = t.raw_data();
+      if (t.data_type() == onnx::TensorProto::FLOAT)
+        for (std::size_t i = 0; i + 4 <= raw.size(); i += 4) {
+          const float v = noise(rng);
+          std::memcpy(&raw[i], &v, 4);
+        }
+      else
+        for (auto& c : raw) c = static_cast<char>(rng());
+      t.set_raw_data(raw);
+    }
+    const Model f = load_bytes(fm.SerializeAsString()), q = load_bytes(read_text(dir + "/quant.onnx"));
+    const Alignment a = run(f, q);
+    BOOST_TEST_MESSAGE(name << " with unrelated weights: mean confidence " << a.mean_confidence);
+    BOOST_TEST(a.mean_confidence < 0.5, name << ": mean confidence " << a.mean_confidence);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(alignment_is_deterministic) {
+  const std::string dir = pairs_dir() + "/torch_fx_ptq_cnn";
+  const Model f = load_model_file(dir + "/float.onnx"), q = load_model_file(dir + "/quant.onnx");
+  const Alignment a = run(f, q), b = run(f, q);
+  BOOST_REQUIRE_EQUAL(a.entries.size(), b.entries.size());
+  for (std::size_t i = 0; i < a.entries.size(); ++i) {
+    BOOST_TEST(a.entries[i].float_nodes == b.entries[i].float_nodes, boost::test_tools::per_element());
+    BOOST_TEST(a.entries[i].quant_nodes == b.entries[i].quant_nodes, boost::test_tools::per_element());
+    BOOST_TEST(a.entries[i].confidence == b.entries[i].confidence);
+  }
+}
