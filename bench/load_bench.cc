@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   }
   const int repeats = argc > 2 ? std::stoi(argv[2]) : 5;
   const std::string path = argv[1];
-  const auto bytes = vq::SharedBytes::from_vector(vq::read_file_bytes(path));
+  const auto bytes = vq::read_file_bytes(path);
   const std::size_t size = bytes.size();
   const auto external = std::make_shared<vq::DirectoryExternalData>(".");
 

@@ -24,13 +24,10 @@ constexpr double kDifferentWeight = 0.5;
 struct Side {
   const Model& m;
   const LogicalGraph& g;
-  std::vector<std::optional<WeightSignature>> signature;
+  const std::vector<std::optional<WeightDigest>>& signature;  // per logical op
   std::vector<std::size_t> match;  // draft index per logical op
 
-  Side(const AlignInput& in) : m(in.model), g(in.logical), signature(in.logical.ops.size()), match(in.logical.ops.size(), kUnmatched) {
-    for (LogicalId id = 0; id < g.ops.size(); ++id)
-      if (auto w = canonical_weight(m, g.ops[id])) signature[id] = signature_of(*w);
-  }
+  Side(const AlignInput& in) : m(in.model), g(in.logical), signature(in.weights), match(in.logical.ops.size(), kUnmatched) {}
   const LogicalOp& op(LogicalId id) const { return g.ops[id]; }
   const std::string& name(LogicalId id) const { return m.nodes[g.ops[id].primary].name; }
   const std::string& id_of(LogicalId id) const { return m.nodes[g.ops[id].primary].id; }
@@ -399,7 +396,7 @@ class Aligner {
       if (e.float_ops.empty() || e.quant_ops.empty()) continue;
       sum += e.confidence;
       ++matched;
-      if (auto fusion = detect_fusion(FusionContext{f_.m, f_.g, q_.m, q_.g}, e)) {
+      if (auto fusion = detect_fusion(FusionContext{f_.m, f_.g, f_.signature, q_.m, q_.g, q_.signature}, e)) {
         fusion->entry = i;
         out.fusions.push_back(*fusion);
       }
@@ -459,8 +456,8 @@ class Aligner {
     else e.kind = "renamed";
 
     // Weights: confirm or contradict the match, whatever found it.
-    const auto fw = canonical_weight(f_.m, f_.op(d.f.front()));
-    const auto qw = canonical_weight(q_.m, q_.op(d.q.front()));
+    const auto& fw = f_.signature[d.f.front()];
+    const auto& qw = q_.signature[d.q.front()];
     if (fw && qw) {
       if (const auto cmp = compare_weights(*fw, *qw)) {
         if (cmp->mean_cosine >= kSameWeight) {

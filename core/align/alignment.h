@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "align/weight_signature.h"
 #include "model/model.h"
 #include "quant/logical_graph.h"
 
@@ -47,6 +48,7 @@ struct Alignment {
 struct AlignInput {
   const Model& model;
   const LogicalGraph& logical;
+  const std::vector<std::optional<WeightDigest>>& weights;  // weight_digests(model, logical)
 };
 
 Alignment align_models(const AlignInput& float_side, const AlignInput& quant_side);

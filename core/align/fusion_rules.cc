@@ -42,8 +42,8 @@ const LogicalOp* float_op_of_class(const FusionContext& c, const MappingEntry& e
 // gamma / sqrt(var + epsilon) of the BatchNormalization.
 Verdict verify_batchnorm_fold(const FusionContext& c, const MappingEntry& e) {
   const LogicalOp* bn = float_op_of_class(c, e, "batchnorm");
-  const auto fw = canonical_weight(c.float_model, c.float_graph.ops[e.float_ops.front()]);
-  const auto qw = canonical_weight(c.quant_model, c.quant_graph.ops[e.quant_ops.front()]);
+  const auto& fw = c.float_weights[e.float_ops.front()];
+  const auto& qw = c.quant_weights[e.quant_ops.front()];
   if (!bn || !fw || !qw) return {"unverifiable", "weights or BatchNormalization parameters are not constant"};
   const Node& node = c.float_model.nodes[bn->primary];
   if (node.inputs.size() < 5) return {"unverifiable", "BatchNormalization has fewer than 5 inputs"};
@@ -105,8 +105,8 @@ Verdict verify_activation_fold(const FusionContext& c, const MappingEntry& e) {
 // Weight-carrying lowerings (dynamic integer ops, 4-bit weight-only, bias Add into Gemm): the
 // dequantised weight must point like the float weight, channel by channel.
 Verdict verify_weight_kept(const FusionContext& c, const MappingEntry& e) {
-  const auto fw = canonical_weight(c.float_model, c.float_graph.ops[e.float_ops.front()]);
-  const auto qw = canonical_weight(c.quant_model, c.quant_graph.ops[e.quant_ops.front()]);
+  const auto& fw = c.float_weights[e.float_ops.front()];
+  const auto& qw = c.quant_weights[e.quant_ops.front()];
   if (!fw || !qw) return {"unverifiable", "one of the weights is not constant"};
   const auto cmp = compare_weights(*fw, *qw);
   if (!cmp) return {"mismatch", "the weights have different shapes"};

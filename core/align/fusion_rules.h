@@ -12,8 +12,10 @@ namespace vq {
 struct FusionContext {
   const Model& float_model;
   const LogicalGraph& float_graph;
+  const std::vector<std::optional<WeightDigest>>& float_weights;
   const Model& quant_model;
   const LogicalGraph& quant_graph;
+  const std::vector<std::optional<WeightDigest>>& quant_weights;
 };
 
 // The fusion an aligned entry shows, if any (entry index left 0 for the caller to set).

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 
 #include "quant/constant_eval.h"
 #include "quant/dequantize.h"
@@ -10,210 +12,298 @@
 namespace vq {
 namespace {
 
-ValueId input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : kNone; }
+constexpr std::uint32_t kSampleCols = 64;
+constexpr std::uint32_t kSignatureRows = 32;
 
-// Moves axis `axis` of a row-major tensor to the front: [dims[axis], rest].
-WeightMatrix to_rows(const std::vector<double>& values, const std::vector<std::int64_t>& dims, std::size_t axis) {
-  WeightMatrix w;
-  if (dims.empty()) {
-    w.rows = 1;
-    w.cols = values.size();
-    w.data = values;
-    return w;
+// A weight as the op sees it, readable element by element (row-major flat index); views over
+// stored bytes also read contiguous runs in one pass (`read`), which is what keeps sampling fast.
+struct WeightView {
+  std::vector<std::int64_t> dims;
+  std::function<double(std::uint64_t)> at;
+  std::string stored_type;
+  bool dequantized = false;
+  std::function<void(std::uint64_t, std::size_t, double*)> read;  // optional
+
+  void read_run(std::uint64_t first, std::size_t count, double* out) const {
+    if (read) read(first, count, out);
+    else
+      for (std::size_t i = 0; i < count; ++i) out[i] = at(first + i);
   }
-  std::uint64_t outer = 1, inner = 1;
-  for (std::size_t d = 0; d < axis; ++d) outer *= static_cast<std::uint64_t>(dims[d]);
-  for (std::size_t d = axis + 1; d < dims.size(); ++d) inner *= static_cast<std::uint64_t>(dims[d]);
-  const auto len = static_cast<std::uint64_t>(dims[axis]);
-  w.rows = len;
-  w.cols = outer * inner;
-  w.data.resize(values.size());
-  for (std::uint64_t o = 0; o < outer; ++o)
-    for (std::uint64_t a = 0; a < len; ++a)
-      for (std::uint64_t i = 0; i < inner; ++i) w.data[a * w.cols + o * inner + i] = values[(o * len + a) * inner + i];
-  return w;
+};
+
+std::uint64_t count_of(const std::vector<std::int64_t>& dims) {
+  std::uint64_t n = 1;
+  for (auto d : dims) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+  return n;
 }
 
-std::optional<ConstantValue> dequantize_inputs(const Model& m, const Node& n, std::size_t x, std::size_t s, std::size_t zp,
-                                               std::int64_t axis) {
-  const TensorId xt = stored_tensor(m, input(n, x)), st = stored_tensor(m, input(n, s));
-  const TensorId zt = stored_tensor(m, input(n, zp));
+ValueId input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : kNone; }
+
+std::optional<std::vector<std::int64_t>> declared_shape(const Value& v) {
+  if (!v.type.has_shape) return std::nullopt;
+  std::vector<std::int64_t> dims;
+  for (const Dim& d : v.type.shape) {
+    if (d.value < 0) return std::nullopt;
+    dims.push_back(d.value);
+  }
+  return dims;
+}
+
+std::optional<WeightView> stored_view(const Model& m, TensorId t) {
+  const Tensor& tensor = m.tensors[t];
+  if (tensor.type->kind == ElementKind::String || tensor.type->kind == ElementKind::Complex || tensor.element_count == 0)
+    return std::nullopt;
+  auto reader = std::make_shared<ElementReader>(m, tensor);
+  return WeightView{tensor.dims, [reader](std::uint64_t i) { return reader->at(i); }, tensor.type->name, false,
+                    [reader](std::uint64_t first, std::size_t n, double* out) { reader->read(first, n, out); }};
+}
+
+std::optional<WeightView> dequantized_view(const Model& m, ValueId x, ValueId scale, ValueId zp, std::int64_t axis,
+                                           std::int64_t block_size) {
+  const TensorId xt = stored_tensor(m, x), st = stored_tensor(m, scale), zt = stored_tensor(m, zp);
   if (xt == kNone || st == kNone) return std::nullopt;
   DequantizeParams p;
   p.scale = &m.tensors[st];
   p.zero_point = zt == kNone ? nullptr : &m.tensors[zt];
   p.axis = axis;
+  p.block_size = block_size;
   try {
-    ConstantValue c;
-    c.values = dequantize_linear(m, m.tensors[xt], p);
-    c.dims = m.tensors[xt].dims;
-    c.stored_type = m.tensors[xt].type->name;
-    c.dequantized = true;
-    return c;
+    auto dq = std::make_shared<ElementDequantizer>(m, m.tensors[xt], p);
+    return WeightView{m.tensors[xt].dims, [dq](std::uint64_t i) { return dq->at(i); }, m.tensors[xt].type->name, true,
+                      [dq](std::uint64_t first, std::size_t n, double* out) { dq->read(first, n, out); }};
   } catch (const Error&) {
     return std::nullopt;
   }
 }
 
-// Integer ops carry no weight scale of their own (it sits in the rescale Mul): codes minus zero
-// point are the weight up to a per-channel factor, which the signature ignores.
-std::optional<ConstantValue> integer_weight(const Model& m, const Node& n, std::size_t zp_index, bool per_last_axis) {
-  auto codes = evaluate_constant(m, input(n, 1));
-  if (!codes) return std::nullopt;
-  const TensorId zt = stored_tensor(m, input(n, zp_index));
-  if (zt != kNone) {
-    const std::vector<double> zp = tensor_values(m, m.tensors[zt]);
-    const std::uint64_t rows = codes->dims.empty() ? 1 : static_cast<std::uint64_t>(codes->dims[0]);
-    const std::uint64_t last = codes->dims.empty() ? 1 : static_cast<std::uint64_t>(codes->dims.back());
-    for (std::size_t i = 0; i < codes->values.size(); ++i) {
-      std::size_t k = 0;
-      if (zp.size() > 1) k = per_last_axis ? i % last : static_cast<std::size_t>(i / (codes->values.size() / rows));
-      if (k < zp.size()) codes->values[i] -= zp[k];
-    }
+// Through the nodes exporters put between a stored weight and its op.
+std::optional<WeightView> value_view(const Model& m, ValueId v, int depth = 0) {
+  if (v == kNone || depth > 16) return std::nullopt;
+  while (m.values[v].kind == ValueKind::OuterScope) v = m.values[v].outer;
+  const Value& value = m.values[v];
+  if (value.tensor != kNone) return stored_view(m, value.tensor);
+  if (value.producer == kNone) return std::nullopt;
+  const Node& n = m.nodes[value.producer];
+  if (n.inputs.empty()) return std::nullopt;
+  if (n.op_type.find("DequantizeLinear") != std::string::npos)
+    return dequantized_view(m, input(n, 0), input(n, 1), input(n, 2), int_attribute(n, "axis", 1), int_attribute(n, "block_size", 0));
+  if (!n.domain.empty()) return std::nullopt;
+  if (n.op_type == "Cast" || n.op_type == "Identity") return value_view(m, n.inputs[0], depth + 1);
+  if (n.op_type == "Reshape" || n.op_type == "Flatten" || n.op_type == "Squeeze" || n.op_type == "Unsqueeze") {
+    auto in = value_view(m, n.inputs[0], depth + 1);
+    const auto dims = declared_shape(value);
+    if (!in || !dims || count_of(*dims) != count_of(in->dims)) return std::nullopt;
+    in->dims = *dims;
+    return in;
   }
+  if (n.op_type == "Transpose") {
+    auto in = value_view(m, n.inputs[0], depth + 1);
+    if (!in) return std::nullopt;
+    std::vector<std::int64_t> perm = ints_attribute(n, "perm");
+    const std::size_t rank = in->dims.size();
+    if (perm.empty())
+      for (std::size_t i = 0; i < rank; ++i) perm.push_back(static_cast<std::int64_t>(rank - 1 - i));
+    if (perm.size() != rank) return std::nullopt;
+    std::vector<std::int64_t> out_dims(rank);
+    for (std::size_t i = 0; i < rank; ++i) out_dims[i] = in->dims[static_cast<std::size_t>(perm[i])];
+    std::vector<std::uint64_t> in_strides(rank, 1);
+    for (std::size_t i = rank; i-- > 1;) in_strides[i - 1] = in_strides[i] * static_cast<std::uint64_t>(in->dims[i]);
+    auto source = in->at;
+    in->at = [source, out_dims, in_strides, perm](std::uint64_t flat) {
+      std::uint64_t src = 0;
+      for (std::size_t i = out_dims.size(); i-- > 0;) {
+        const auto d = static_cast<std::uint64_t>(out_dims[i]);
+        src += (flat % d) * in_strides[static_cast<std::size_t>(perm[i])];
+        flat /= d;
+      }
+      return source(src);
+    };
+    in->dims = out_dims;
+    in->read = nullptr;  // no longer contiguous
+    return in;
+  }
+  return std::nullopt;
+}
+
+// Integer ops carry no weight scale of their own (it sits in the rescale Mul): codes minus zero
+// point are the weight up to a per-channel factor, which the comparison ignores.
+std::optional<WeightView> integer_view(const Model& m, const Node& n, bool per_last_axis) {
+  const TensorId bt = stored_tensor(m, input(n, 1));
+  if (bt == kNone) return std::nullopt;
+  auto codes = stored_view(m, bt);
+  if (!codes) return std::nullopt;
+  const TensorId zt = stored_tensor(m, input(n, 3));
+  std::vector<double> zp = zt == kNone ? std::vector<double>{0.0} : tensor_values(m, m.tensors[zt]);
+  if (zp.empty()) zp = {0.0};
+  const std::uint64_t count = count_of(codes->dims);
+  const std::uint64_t last = codes->dims.empty() ? 1 : static_cast<std::uint64_t>(codes->dims.back());
+  const std::uint64_t rows = codes->dims.empty() ? 1 : static_cast<std::uint64_t>(codes->dims.front());
+  auto source = codes->at;
+  codes->at = [source, zp, count, last, rows, per_last_axis](std::uint64_t i) {
+    std::size_t k = 0;
+    if (zp.size() > 1) k = per_last_axis ? static_cast<std::size_t>(i % last) : static_cast<std::size_t>(i / (count / rows));
+    return source(i) - (k < zp.size() ? zp[k] : 0.0);
+  };
   codes->dequantized = true;
+  codes->read = nullptr;
   return codes;
 }
 
 // MatMulNBits: B [N, k_blocks, blob] of unsigned codes, least significant bits first; scales
-// [N * k_blocks]; zero points packed like B or in A's type; default 2^(bits-1).
-std::optional<WeightMatrix> matmulnbits_weight(const Model& m, const Node& n) {
+// [N * k_blocks]; zero points packed like B or in A's type; default 2^(bits-1). Viewed as [N, K].
+std::optional<WeightView> matmulnbits_view(const Model& m, const Node& n) {
   const std::int64_t K = int_attribute(n, "K", 0), N = int_attribute(n, "N", 0);
   const std::int64_t bits = int_attribute(n, "bits", 4), block = int_attribute(n, "block_size", 0);
-  const TensorId bt = stored_tensor(m, input(n, 1)), st = stored_tensor(m, input(n, 2));
-  const TensorId zt = stored_tensor(m, input(n, 3));
+  const TensorId bt = stored_tensor(m, input(n, 1)), st = stored_tensor(m, input(n, 2)), zt = stored_tensor(m, input(n, 3));
   if (bt == kNone || st == kNone || K <= 0 || N <= 0 || block <= 0 || bits < 2 || bits > 8) return std::nullopt;
   const std::int64_t blocks = (K + block - 1) / block;
-  const Tensor& b = m.tensors[bt];
-  const PayloadBytes bytes = m.payload(b);
-  const std::uint64_t row_bytes = static_cast<std::uint64_t>(blocks * block * bits / 8);
-  if (b.payload_bytes < static_cast<std::uint64_t>(N) * row_bytes) return std::nullopt;
-  const std::vector<double> scales = tensor_values(m, m.tensors[st]);
-  if (scales.size() < static_cast<std::size_t>(N * blocks)) return std::nullopt;
-  std::vector<double> zero_points;
-  bool packed_zp = false;
-  if (zt != kNone) {
-    packed_zp = m.tensors[zt].type->type == ElementType::Uint8;
-    if (!packed_zp) zero_points = tensor_values(m, m.tensors[zt]);
-  }
-  auto code_at = [&](const std::uint8_t* base, std::uint64_t index) {
+  const auto row_bytes = static_cast<std::uint64_t>(blocks * block * bits / 8);
+  if (m.tensors[bt].payload_bytes < static_cast<std::uint64_t>(N) * row_bytes) return std::nullopt;
+  auto scales = std::make_shared<std::vector<double>>(tensor_values(m, m.tensors[st]));
+  if (scales->size() < static_cast<std::size_t>(N * blocks)) return std::nullopt;
+  auto b = std::make_shared<PayloadBytes>(m.payload(m.tensors[bt]));
+  const bool packed_zp = zt != kNone && m.tensors[zt].type->type == ElementType::Uint8;
+  auto zp_bytes = std::make_shared<PayloadBytes>(packed_zp ? m.payload(m.tensors[zt]) : PayloadBytes(ByteView()));
+  auto zp_values = std::make_shared<std::vector<double>>(zt != kNone && !packed_zp ? tensor_values(m, m.tensors[zt]) : std::vector<double>{});
+  const auto zp_row_bytes = static_cast<std::uint64_t>((blocks * bits + 7) / 8);
+  if (packed_zp && zp_bytes->view().size < static_cast<std::uint64_t>(N) * zp_row_bytes) return std::nullopt;
+  if (!zp_values->empty() && zp_values->size() < static_cast<std::size_t>(N * blocks)) return std::nullopt;
+  auto code_at = [bits](const std::uint8_t* base, std::uint64_t index) {
     const std::uint64_t bit = index * static_cast<std::uint64_t>(bits);
     std::uint32_t word = base[bit / 8];
     if (bit % 8 + static_cast<std::uint64_t>(bits) > 8) word |= static_cast<std::uint32_t>(base[bit / 8 + 1]) << 8;
     return static_cast<double>((word >> (bit % 8)) & ((1u << bits) - 1u));
   };
-  const PayloadBytes zp_bytes = packed_zp ? m.payload(m.tensors[zt]) : PayloadBytes(ByteView());
-  const std::uint64_t zp_row_bytes = static_cast<std::uint64_t>((blocks * bits + 7) / 8);
-  WeightMatrix w;
-  w.rows = static_cast<std::uint64_t>(N);
-  w.cols = static_cast<std::uint64_t>(K);
-  w.data.resize(w.rows * w.cols);
-  w.stored_type = bits == 4 ? "uint4" : "uint" + std::to_string(bits);
-  w.dequantized = true;
-  for (std::int64_t row = 0; row < N; ++row) {
-    for (std::int64_t k = 0; k < K; ++k) {
-      const std::int64_t blk = k / block;
-      double zp = static_cast<double>(1 << (bits - 1));
-      if (packed_zp && zp_bytes.view().size >= static_cast<std::size_t>(N) * zp_row_bytes)
-        zp = code_at(zp_bytes.view().data + row * zp_row_bytes, static_cast<std::uint64_t>(blk));
-      else if (!zero_points.empty())
-        zp = zero_points[static_cast<std::size_t>(row * blocks + blk)];
-      const double q = code_at(bytes.view().data + row * row_bytes, static_cast<std::uint64_t>(k));
-      const float y = static_cast<float>(q - zp) * static_cast<float>(scales[static_cast<std::size_t>(row * blocks + blk)]);
-      w.data[static_cast<std::size_t>(row * K + k)] = y;
-    }
-  }
-  return w;
+  WeightView v;
+  v.dims = {N, K};
+  v.stored_type = bits == 4 ? "uint4" : "uint" + std::to_string(bits);
+  v.dequantized = true;
+  v.at = [=](std::uint64_t flat) {
+    const auto row = static_cast<std::int64_t>(flat / static_cast<std::uint64_t>(K));
+    const auto k = static_cast<std::int64_t>(flat % static_cast<std::uint64_t>(K));
+    const std::int64_t blk = k / block;
+    const auto slot = static_cast<std::size_t>(row * blocks + blk);
+    double zp = static_cast<double>(1 << (bits - 1));
+    if (packed_zp) zp = code_at(zp_bytes->view().data + static_cast<std::uint64_t>(row) * zp_row_bytes, static_cast<std::uint64_t>(blk));
+    else if (!zp_values->empty()) zp = (*zp_values)[slot];
+    const double q = code_at(b->view().data + static_cast<std::uint64_t>(row) * row_bytes, static_cast<std::uint64_t>(k));
+    return static_cast<double>(static_cast<float>(q - zp) * static_cast<float>((*scales)[slot]));
+  };
+  return v;
 }
 
 }  // namespace
 
-std::optional<WeightMatrix> canonical_weight(const Model& m, const LogicalOp& op) {
+std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
   if (op.weight == kNone) return std::nullopt;
   const Node& n = m.nodes[op.primary];
   const std::string& t = n.op_type;
-  if (t == "MatMulNBits") return matmulnbits_weight(m, n);
-
-  std::optional<ConstantValue> c;
-  std::int64_t axis = 0;  // output-channel axis of the weight as stored
-  if (t == "QLinearConv") {
-    c = dequantize_inputs(m, n, 3, 4, 5, 0);
+  std::optional<WeightView> view;
+  std::int64_t axis = 0;  // output-channel axis of the weight as the op sees it
+  if (t == "MatMulNBits") {
+    view = matmulnbits_view(m, n);
+  } else if (t == "QLinearConv") {
+    view = dequantized_view(m, input(n, 3), input(n, 4), input(n, 5), 0, 0);
   } else if (t == "QLinearMatMul") {
-    c = dequantize_inputs(m, n, 3, 4, 5, -1);
+    view = dequantized_view(m, input(n, 3), input(n, 4), input(n, 5), -1, 0);
     axis = -1;
   } else if (t == "QGemm") {
-    const bool trans_b = int_attribute(n, "transB", 0) != 0;
-    c = dequantize_inputs(m, n, 3, 4, 5, trans_b ? 0 : 1);
-    axis = trans_b ? 0 : 1;
+    axis = int_attribute(n, "transB", 0) != 0 ? 0 : 1;
+    view = dequantized_view(m, input(n, 3), input(n, 4), input(n, 5), axis, 0);
   } else if (t == "ConvInteger") {
-    c = integer_weight(m, n, 3, false);
+    view = integer_view(m, n, false);
   } else if (t == "MatMulInteger") {
-    c = integer_weight(m, n, 3, true);
+    view = integer_view(m, n, true);
     axis = -1;
   } else {
-    c = evaluate_constant(m, op.weight);
+    view = value_view(m, op.weight);
     if (t == "Gemm") axis = int_attribute(n, "transB", 0) != 0 ? 0 : 1;
     else if (t == "ConvTranspose") axis = 1;
     else if (op.cls == "matmul") axis = (input(n, 1) == op.weight) ? -1 : -2;
   }
-  if (!c || c->values.empty()) return std::nullopt;
-  const auto rank = static_cast<std::int64_t>(c->dims.size());
+  if (!view) return std::nullopt;
+  const std::uint64_t count = count_of(view->dims);
+  if (count == 0) return std::nullopt;
+  WeightDigest d;
+  d.stored_type = view->stored_type;
+  d.dequantized = view->dequantized;
+  std::uint64_t inner = 1;
+  const auto rank = static_cast<std::int64_t>(view->dims.size());
   if (rank <= 1) {
-    WeightMatrix w = to_rows(c->values, {}, 0);
-    w.stored_type = c->stored_type;
-    w.dequantized = c->dequantized;
-    return w;
+    d.rows = 1;  // a vector is one channel
+  } else {
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) axis = 0;
+    d.rows = static_cast<std::uint64_t>(view->dims[static_cast<std::size_t>(axis)]);
+    for (std::int64_t i = axis + 1; i < rank; ++i) inner *= static_cast<std::uint64_t>(view->dims[static_cast<std::size_t>(i)]);
   }
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) axis = 0;
-  WeightMatrix w = to_rows(c->values, c->dims, static_cast<std::size_t>(axis));
-  w.stored_type = c->stored_type;
-  w.dequantized = c->dequantized;
-  return w;
-}
-
-WeightSignature signature_of(const WeightMatrix& w) {
-  WeightSignature s;
-  s.rows = w.rows;
-  s.cols = w.cols;
-  s.sample_rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(w.rows, 32));
-  s.sample_cols = static_cast<std::uint32_t>(std::min<std::uint64_t>(w.cols, 64));
-  s.sample.resize(static_cast<std::size_t>(s.sample_rows) * s.sample_cols);
-  for (std::uint32_t r = 0; r < s.sample_rows; ++r) {
-    const std::uint64_t row = r * w.rows / s.sample_rows;
-    double norm = 0;
-    for (std::uint32_t c = 0; c < s.sample_cols; ++c) {
-      const double v = w.data[row * w.cols + c * w.cols / s.sample_cols];
-      s.sample[r * s.sample_cols + c] = v;
-      norm += v * v;
+  if (d.rows == 0) return std::nullopt;
+  d.cols = count / d.rows;
+  d.sample_cols = static_cast<std::uint32_t>(std::min<std::uint64_t>(d.cols, kSampleCols));
+  d.sample.resize(static_cast<std::size_t>(d.rows) * d.sample_cols);
+  std::vector<std::uint64_t> columns(d.sample_cols);
+  for (std::uint32_t j = 0; j < d.sample_cols; ++j) columns[j] = j * d.cols / d.sample_cols;
+  if (rank <= 1) {
+    for (std::uint32_t j = 0; j < d.sample_cols; ++j) d.sample[j] = view->at(columns[j]);
+  } else if (inner == 1) {
+    // Output channels are the last axis (MatMul [K, N]): a sampled column is one contiguous run.
+    std::vector<double> run(static_cast<std::size_t>(d.rows));
+    for (std::uint32_t j = 0; j < d.sample_cols; ++j) {
+      view->read_run(columns[j] * d.rows, run.size(), run.data());
+      for (std::uint64_t r = 0; r < d.rows; ++r) d.sample[r * d.sample_cols + j] = run[r];
     }
-    norm = std::sqrt(norm);
-    for (std::uint32_t c = 0; c < s.sample_cols; ++c) s.sample[r * s.sample_cols + c] = norm > 0 ? s.sample[r * s.sample_cols + c] / norm : 0;
+  } else if (inner == d.cols && view->read) {
+    // Output channels are the first axis (Conv [M, C, k, k]): a channel is one contiguous run.
+    std::vector<double> run(static_cast<std::size_t>(d.cols));
+    for (std::uint64_t r = 0; r < d.rows; ++r) {
+      view->read_run(r * d.cols, run.size(), run.data());
+      for (std::uint32_t j = 0; j < d.sample_cols; ++j) d.sample[r * d.sample_cols + j] = run[columns[j]];
+    }
+  } else {
+    for (std::uint64_t r = 0; r < d.rows; ++r)
+      for (std::uint32_t j = 0; j < d.sample_cols; ++j) {
+        const std::uint64_t c = columns[j];
+        d.sample[r * d.sample_cols + j] = view->at(((c / inner) * d.rows + r) * inner + c % inner);
+      }
   }
-  return s;
+  return d;
 }
 
-std::optional<double> signature_similarity(const WeightSignature& a, const WeightSignature& b) {
-  if (a.rows != b.rows || a.cols != b.cols || a.sample.size() != b.sample.size() || a.sample_rows == 0) return std::nullopt;
+std::vector<std::optional<WeightDigest>> weight_digests(const Model& model, const LogicalGraph& graph) {
+  std::vector<std::optional<WeightDigest>> out;
+  out.reserve(graph.ops.size());
+  for (const LogicalOp& op : graph.ops) out.push_back(weight_digest(model, op));
+  return out;
+}
+
+std::optional<double> signature_similarity(const WeightDigest& a, const WeightDigest& b) {
+  if (a.rows != b.rows || a.cols != b.cols || a.sample_cols != b.sample_cols || a.sample_cols == 0) return std::nullopt;
+  const std::uint64_t rows = std::min<std::uint64_t>(a.rows, kSignatureRows);
   double total = 0;
-  for (std::uint32_t r = 0; r < a.sample_rows; ++r) {
-    double dot = 0;
-    for (std::uint32_t c = 0; c < a.sample_cols; ++c) dot += a.sample[r * a.sample_cols + c] * b.sample[r * b.sample_cols + c];
-    total += std::fabs(dot);
+  for (std::uint64_t k = 0; k < rows; ++k) {
+    const std::uint64_t r = k * a.rows / rows;
+    double aa = 0, bb = 0, ab = 0;
+    for (std::uint32_t j = 0; j < a.sample_cols; ++j) {
+      const double x = a.sample[r * a.sample_cols + j], y = b.sample[r * b.sample_cols + j];
+      aa += x * x;
+      bb += y * y;
+      ab += x * y;
+    }
+    total += (aa > 0 && bb > 0) ? std::fabs(ab) / std::sqrt(aa * bb) : (aa == bb ? 1.0 : 0.0);
   }
-  return total / a.sample_rows;
+  return total / static_cast<double>(rows);
 }
 
-std::optional<WeightComparison> compare_weights(const WeightMatrix& f, const WeightMatrix& q) {
-  if (f.rows != q.rows || f.cols != q.cols || f.rows == 0) return std::nullopt;
+std::optional<WeightComparison> compare_weights(const WeightDigest& f, const WeightDigest& q) {
+  if (f.rows != q.rows || f.cols != q.cols || f.sample_cols != q.sample_cols || f.rows == 0) return std::nullopt;
   WeightComparison out;
   out.ratio.resize(f.rows);
   double cos_sum = 0;
   out.min_cosine = 1;
   for (std::uint64_t r = 0; r < f.rows; ++r) {
     double ff = 0, qq = 0, fq = 0;
-    for (std::uint64_t c = 0; c < f.cols; ++c) {
-      const double a = f.data[r * f.cols + c], b = q.data[r * q.cols + c];
+    for (std::uint32_t c = 0; c < f.sample_cols; ++c) {
+      const double a = f.sample[r * f.sample_cols + c], b = q.sample[r * q.sample_cols + c];
       ff += a * a;
       qq += b * b;
       fq += a * b;

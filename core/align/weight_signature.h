@@ -1,11 +1,15 @@
-// Weight content as an alignment signal. A weighted op's main weight is brought to one canonical
-// form, [output channels, everything else] in float (dequantised on the quantized side), whatever
-// the op (Conv, Gemm with transB, MatMul, QLinearConv, MatMulInteger, MatMulNBits...).
+// Weight content as an alignment signal. A weighted op's main weight is read in one canonical
+// form, [output channels, everything else], dequantised on the quantized side, whatever the op
+// (Conv, Gemm with transB, MatMul, QLinearConv, MatMulInteger, MatMulNBits...).
 //
 // Two weights are the same weight when every output channel points the same way: per-channel
 // cosine close to 1. The per-channel scale ratio then tells how: constant across channels is plain
 // quantization; varying across channels is BatchNormalization folded into the weight, and the
 // ratio recovers γ/sqrt(var + ε) channel by channel.
+//
+// Only a sample is read: every output channel, at up to 64 evenly spaced positions, element by
+// element from the stored bytes. Comparing weights then costs channels x 64 however large they
+// are, and alignment stays cheaper than loading the models.
 #pragma once
 
 #include <cstdint>
@@ -18,27 +22,23 @@
 
 namespace vq {
 
-struct WeightMatrix {
+struct WeightDigest {
   std::uint64_t rows = 0;  // output channels
-  std::uint64_t cols = 0;
-  std::vector<double> data;  // row-major
-  std::string stored_type;   // element type as stored ("int8", "float16", "uint4", ...)
+  std::uint64_t cols = 0;  // elements per channel
+  std::uint32_t sample_cols = 0;
+  std::vector<double> sample;  // rows x sample_cols, canonical values at evenly spaced columns
+  std::string stored_type;     // element type as stored ("int8", "float16", "uint4", ...)
   bool dequantized = false;
 };
 
-std::optional<WeightMatrix> canonical_weight(const Model& model, const LogicalOp& op);
+std::optional<WeightDigest> weight_digest(const Model& model, const LogicalOp& op);
 
-// A small, scale-invariant sample of a weight: up to 32 rows x 64 columns, each sampled row
-// normalised to unit length. Cheap to compare for every candidate pair.
-struct WeightSignature {
-  std::uint64_t rows = 0, cols = 0;
-  std::uint32_t sample_rows = 0, sample_cols = 0;
-  std::vector<double> sample;
-};
+// Digests of every logical op of a model (nullopt where the op has no readable weight).
+std::vector<std::optional<WeightDigest>> weight_digests(const Model& model, const LogicalGraph& graph);
 
-WeightSignature signature_of(const WeightMatrix& w);
-// Mean |cosine| over sampled rows in [0, 1]; nullopt when the shapes differ.
-std::optional<double> signature_similarity(const WeightSignature& a, const WeightSignature& b);
+// Mean |cosine| over up to 32 sampled channels, each channel's sample normalised: cheap enough for
+// every candidate pair; nullopt when the shapes differ.
+std::optional<double> signature_similarity(const WeightDigest& a, const WeightDigest& b);
 
 struct WeightComparison {
   double mean_cosine = 0, min_cosine = 0;
@@ -47,7 +47,7 @@ struct WeightComparison {
   bool constant_ratio = false;  // one factor for every channel (no folding)
 };
 
-// Full per-channel comparison (same shape required).
-std::optional<WeightComparison> compare_weights(const WeightMatrix& float_weight, const WeightMatrix& quant_weight);
+// Per-channel comparison over the samples (same shape required).
+std::optional<WeightComparison> compare_weights(const WeightDigest& float_weight, const WeightDigest& quant_weight);
 
 }  // namespace vq

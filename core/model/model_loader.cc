@@ -58,6 +58,7 @@ Model load_model(SharedBytes bytes, std::shared_ptr<const ExternalDataSource> ex
   if (!m.proto->has_graph())
     throw Error(ErrorCode::NotOnnx, "the protobuf has no graph: it is not an ONNX model");
 
+  validate_all_tensor_shapes(*m.proto, options.limits);
   if (options.run_checker) {
     auto w = run_onnx_checker(*m.proto);
     m.warnings.insert(m.warnings.end(), w.begin(), w.end());
@@ -77,24 +78,23 @@ Model load_model(SharedBytes bytes, std::shared_ptr<const ExternalDataSource> ex
   return m;
 }
 
-std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+SharedBytes read_file_bytes(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(ErrorCode::Io, "'" + path + "' is not a readable file");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error(ErrorCode::Io, "cannot open '" + path + "'");
   const std::streamoff size = in.tellg();
   if (size < 0) throw Error(ErrorCode::Io, "cannot read the size of '" + path + "'");
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  std::unique_ptr<std::uint8_t[]> bytes(new std::uint8_t[static_cast<std::size_t>(size) + 1]);
   in.seekg(0);
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    throw Error(ErrorCode::Io, "cannot read '" + path + "'");
-  return bytes;
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.get()), size)) throw Error(ErrorCode::Io, "cannot read '" + path + "'");
+  return SharedBytes::from_buffer(std::move(bytes), static_cast<std::size_t>(size));
 }
 
 Model load_model_file(const std::string& path, const LoadOptions& options) {
   const auto slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-  return load_model(SharedBytes::from_vector(read_file_bytes(path)), std::make_shared<DirectoryExternalData>(dir), options);
+  return load_model(read_file_bytes(path), std::make_shared<DirectoryExternalData>(dir), options);
 }
 
 }  // namespace vq

@@ -27,6 +27,6 @@ Model load_model(SharedBytes bytes, std::shared_ptr<const ExternalDataSource> ex
 Model load_model_file(const std::string& path, const LoadOptions& options = {});
 
 // Reads a whole file into memory; throws Error(Io).
-std::vector<std::uint8_t> read_file_bytes(const std::string& path);
+SharedBytes read_file_bytes(const std::string& path);
 
 }  // namespace vq

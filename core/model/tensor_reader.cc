@@ -215,3 +215,42 @@ Tensor read_tensor(onnx::TensorProto& proto, const TensorReadContext& ctx, const
 }
 
 }  // namespace vq
+
+namespace vq {
+namespace {
+
+void validate_dims(const onnx::TensorProto& t, const LoadLimits& limits) {
+  if (t.dims_size() == 0) return;
+  checked_element_count(std::vector<std::int64_t>(t.dims().begin(), t.dims().end()), limits, "tensor '" + t.name() + "'");
+}
+
+void validate_attributes(const onnx::NodeProto& node, const LoadLimits& limits, std::vector<const onnx::GraphProto*>& graphs) {
+  for (const auto& a : node.attribute()) {
+    if (a.has_t()) validate_dims(a.t(), limits);
+    for (const auto& t : a.tensors()) validate_dims(t, limits);
+    if (a.has_sparse_tensor()) validate_dims(a.sparse_tensor().values(), limits);
+    if (a.has_g()) graphs.push_back(&a.g());
+    for (const auto& g : a.graphs()) graphs.push_back(&g);
+  }
+}
+
+}  // namespace
+
+void validate_all_tensor_shapes(const onnx::ModelProto& model, const LoadLimits& limits) {
+  std::vector<const onnx::GraphProto*> graphs;
+  if (model.has_graph()) graphs.push_back(&model.graph());
+  for (const auto& f : model.functions())
+    for (const auto& n : f.node()) validate_attributes(n, limits, graphs);
+  while (!graphs.empty()) {
+    const onnx::GraphProto* g = graphs.back();
+    graphs.pop_back();
+    for (const auto& t : g->initializer()) validate_dims(t, limits);
+    for (const auto& s : g->sparse_initializer()) {
+      validate_dims(s.values(), limits);
+      validate_dims(s.indices(), limits);
+    }
+    for (const auto& n : g->node()) validate_attributes(n, limits, graphs);
+  }
+}
+
+}  // namespace vq

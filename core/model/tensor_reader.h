@@ -12,6 +12,7 @@
 #include "model/tensor.h"
 
 namespace onnx {
+class ModelProto;
 class TensorProto;
 }
 
@@ -36,5 +37,10 @@ Tensor read_tensor(onnx::TensorProto& proto, const TensorReadContext& ctx, const
 // Element count from dims, with the checks every shape needs (negative, overflow, limit).
 std::uint64_t checked_element_count(const std::vector<std::int64_t>& dims, const LoadLimits& limits,
                                     const std::string& where);
+
+// Checks the dims of every tensor anywhere in the model (initializers, attributes, subgraphs,
+// functions) before anything else reads them: the onnx checker multiplies dims without overflow
+// checks, so absurd shapes must be refused first. Throws Error(InvalidShape / ShapeTooLarge).
+void validate_all_tensor_shapes(const onnx::ModelProto& model, const LoadLimits& limits);
 
 }  // namespace vq

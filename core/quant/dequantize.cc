@@ -19,28 +19,7 @@ bool is_float8(ElementType t) {
          t == ElementType::Float8E5M2FNUZ;
 }
 
-// Index into scale / zero point for element `flat` of x, by granularity.
-struct Broadcast {
-  enum class Kind { PerTensor, PerAxis, Blocked } kind = Kind::PerTensor;
-  std::uint64_t inner = 1;       // product of x dims after axis
-  std::uint64_t axis_len = 1;    // x dims[axis]
-  std::uint64_t blocks = 1;      // scale dims[axis] (blocked)
-  std::uint64_t block = 1;
-
-  std::uint64_t index(std::uint64_t flat) const {
-    switch (kind) {
-      case Kind::PerTensor: return 0;
-      case Kind::PerAxis: return (flat / inner) % axis_len;
-      case Kind::Blocked: {
-        const std::uint64_t outer = flat / (inner * axis_len);
-        const std::uint64_t along = (flat / inner) % axis_len;
-        const std::uint64_t rest = flat % inner;
-        return (outer * blocks + along / block) * inner + rest;
-      }
-    }
-    return 0;
-  }
-};
+using Broadcast = QuantBroadcast;
 
 Broadcast broadcast_for(const Tensor& x, const Tensor& scale, std::int64_t axis, std::int64_t block_size) {
   Broadcast b;
@@ -119,6 +98,60 @@ std::vector<double> tensor_values(const Model& model, const Tensor& t) {
   return out;
 }
 
+namespace {
+
+double dequantized_value(double code, double zero_point, double scale, ElementType out_type) {
+  // float32 arithmetic, like the reference: (x - zp) is exact for 8/16-bit codes.
+  const float dx = static_cast<float>(code) - static_cast<float>(zero_point);
+  const float y = dx * static_cast<float>(scale);
+  switch (out_type) {
+    case ElementType::Float64: return static_cast<double>(dx) * scale;
+    case ElementType::Float16: return round_to_float16(y);
+    case ElementType::Bfloat16: return round_to_bfloat16(y);
+    default: return y;
+  }
+}
+
+}  // namespace
+
+ElementReader::ElementReader(const Model& model, const Tensor& tensor) : tensor_(tensor), bytes_(model.payload(tensor)) {}
+
+void ElementReader::read(std::uint64_t first, std::size_t count, double* out) const {
+  decode_to_double(*tensor_.type, bytes_.view(), first, count, out);
+}
+
+double ElementReader::at(std::uint64_t index) const {
+  double out = 0;
+  decode_to_double(*tensor_.type, bytes_.view(), index, 1, &out);
+  return out;
+}
+
+ElementDequantizer::ElementDequantizer(const Model& model, const Tensor& x, const DequantizeParams& p) : codes_(model, x) {
+  if (!p.scale) invalid(x, "no scale");
+  const Tensor& scale = *p.scale;
+  if (scale.type->kind != ElementKind::Float) invalid(x, "the scale is not a float tensor");
+  if (x.type->kind == ElementKind::String || x.type->kind == ElementKind::Complex) invalid(x, "not a quantized type");
+  broadcast_ = broadcast_for(x, scale, p.axis, p.block_size);
+  if (p.zero_point && p.zero_point->element_count != scale.element_count)
+    invalid(x, "the zero point and the scale have different shapes");
+  scales_ = tensor_values(model, scale);
+  if (p.zero_point && !is_float8(x.type->type)) zero_points_ = tensor_values(model, *p.zero_point);
+  out_type_ = scale.type->type;
+}
+
+void ElementDequantizer::read(std::uint64_t first, std::size_t count, double* out) const {
+  codes_.read(first, count, out);
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::uint64_t k = broadcast_.index(first + j);
+    out[j] = dequantized_value(out[j], zero_points_.empty() ? 0.0 : zero_points_[k], scales_[k], out_type_);
+  }
+}
+
+double ElementDequantizer::at(std::uint64_t i) const {
+  const std::uint64_t k = broadcast_.index(i);
+  return dequantized_value(codes_.at(i), zero_points_.empty() ? 0.0 : zero_points_[k], scales_[k], out_type_);
+}
+
 std::vector<double> dequantize_linear(const Model& model, const Tensor& x, const DequantizeParams& p) {
   if (!p.scale) invalid(x, "no scale");
   const Tensor& scale = *p.scale;
@@ -131,20 +164,10 @@ std::vector<double> dequantize_linear(const Model& model, const Tensor& x, const
   std::vector<double> zero_points;
   if (p.zero_point && !is_float8(x.type->type)) zero_points = tensor_values(model, *p.zero_point);
   const std::vector<double> codes = tensor_values(model, x);
-
-  const ElementType out_type = scale.type->type;
   std::vector<double> out(codes.size());
   for (std::size_t i = 0; i < codes.size(); ++i) {
     const std::uint64_t k = b.index(i);
-    // float32 arithmetic, like the reference: (x - zp) is exact for 8/16-bit codes.
-    const float dx = static_cast<float>(codes[i]) - (zero_points.empty() ? 0.0f : static_cast<float>(zero_points[k]));
-    const float y = dx * static_cast<float>(scales[k]);
-    switch (out_type) {
-      case ElementType::Float64: out[i] = static_cast<double>(dx) * scales[k]; break;
-      case ElementType::Float16: out[i] = round_to_float16(y); break;
-      case ElementType::Bfloat16: out[i] = round_to_bfloat16(y); break;
-      default: out[i] = y; break;
-    }
+    out[i] = dequantized_value(codes[i], zero_points.empty() ? 0.0 : zero_points[k], scales[k], scale.type->type);
   }
   return out;
 }

@@ -18,8 +18,59 @@ struct DequantizeParams {
   std::int64_t block_size = 0;         // 0: not blocked
 };
 
+// Which scale / zero point an element of x uses: per tensor, per axis or blocked.
+struct QuantBroadcast {
+  enum class Kind { PerTensor, PerAxis, Blocked } kind = Kind::PerTensor;
+  std::uint64_t inner = 1;     // product of x dims after axis
+  std::uint64_t axis_len = 1;  // x dims[axis]
+  std::uint64_t blocks = 1;    // scale dims[axis] (blocked)
+  std::uint64_t block = 1;
+
+  std::uint64_t index(std::uint64_t flat) const {
+    switch (kind) {
+      case Kind::PerTensor: return 0;
+      case Kind::PerAxis: return (flat / inner) % axis_len;
+      case Kind::Blocked: {
+        const std::uint64_t outer = flat / (inner * axis_len);
+        const std::uint64_t along = (flat / inner) % axis_len;
+        return (outer * blocks + along / block) * inner + flat % inner;
+      }
+    }
+    return 0;
+  }
+};
+
 // Throws Error(InvalidQuantParams) when scale/zero point do not fit x.
 std::vector<double> dequantize_linear(const Model& model, const Tensor& x, const DequantizeParams& params);
+
+// Reads single elements of a tensor without decoding the rest (sampling large weights).
+class ElementReader {
+ public:
+  ElementReader(const Model& model, const Tensor& tensor);
+  double at(std::uint64_t index) const;
+  // Elements [first, first + count), decoded in one pass.
+  void read(std::uint64_t first, std::size_t count, double* out) const;
+  const Tensor& tensor() const { return tensor_; }
+
+ private:
+  const Tensor& tensor_;
+  PayloadBytes bytes_;
+};
+
+// DequantizeLinear of single elements, with the same arithmetic as dequantize_linear.
+class ElementDequantizer {
+ public:
+  // Throws Error(InvalidQuantParams) when scale/zero point do not fit x.
+  ElementDequantizer(const Model& model, const Tensor& x, const DequantizeParams& params);
+  double at(std::uint64_t index) const;
+  void read(std::uint64_t first, std::size_t count, double* out) const;
+
+ private:
+  ElementReader codes_;
+  std::vector<double> scales_, zero_points_;
+  ElementType out_type_;
+  QuantBroadcast broadcast_;
+};
 
 // Rounds a float32 value to the nearest float16 / bfloat16 (ties to even) and widens it back.
 double round_to_float16(float value);

@@ -50,7 +50,7 @@ json logical_graph_json(const CompareSide& s) {
                   {"preds", preds},
                   {"succs", succs},
                   {"quantized", op.quantized}};
-    if (const auto w = canonical_weight(s.model, op))
+    if (const auto& w = s.weights[id])
       entry["weight"] = {{"stored_type", w->stored_type}, {"channels", w->rows}, {"per_channel", w->cols},
                          {"dequantized", w->dequantized}};
     ops.push_back(entry);
@@ -145,8 +145,9 @@ json compare_models(Model first, Model second, std::string first_name, std::stri
     std::swap(first_name, second_name);
   }
   const LogicalGraph lf = build_logical_graph(first), lq = build_logical_graph(second);
-  const Alignment alignment = align_models({first, lf}, {second, lq});
-  return compare_report({first, lf, first_name}, {second, lq, second_name}, alignment, swapped);
+  const auto wf = weight_digests(first, lf), wq = weight_digests(second, lq);
+  const Alignment alignment = align_models({first, lf, wf}, {second, lq, wq});
+  return compare_report({first, lf, wf, first_name}, {second, lq, wq, second_name}, alignment, swapped);
 }
 
 std::string compare_text(const json& r) {

@@ -18,6 +18,7 @@ constexpr int kCompareReportVersion = 1;
 struct CompareSide {
   const Model& model;
   const LogicalGraph& logical;
+  const std::vector<std::optional<WeightDigest>>& weights;
   std::string file_name;
 };
 

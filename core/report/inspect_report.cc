@@ -118,7 +118,10 @@ json inspect_report(const Model& m, const std::string& file_name) {
   return r;
 }
 
-std::string dump_report(const json& report) { return report.dump(2) + "\n"; }
+// Strings from a model are arbitrary bytes: invalid UTF-8 is replaced (U+FFFD), never an error.
+std::string dump_report(const json& report) {
+  return report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
 
 std::string inspect_text(const json& r) {
   std::ostringstream out;

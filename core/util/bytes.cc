@@ -11,6 +11,14 @@ SharedBytes SharedBytes::from_vector(std::vector<std::uint8_t> bytes) {
   return out;
 }
 
+SharedBytes SharedBytes::from_buffer(std::unique_ptr<std::uint8_t[]> bytes, std::size_t size) {
+  SharedBytes out;
+  out.data_ = bytes.get();
+  out.size_ = size;
+  out.owner_ = std::shared_ptr<const std::uint8_t[]>(bytes.release());
+  return out;
+}
+
 SharedBytes SharedBytes::borrow(const std::uint8_t* data, std::size_t size) {
   SharedBytes out;
   out.data_ = data;

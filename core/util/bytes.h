@@ -26,6 +26,9 @@ class SharedBytes {
   SharedBytes() = default;
   // Takes ownership of a vector.
   static SharedBytes from_vector(std::vector<std::uint8_t> bytes);
+  // Takes ownership of a heap buffer (not zero-filled: filling 500 MB with zeros before reading
+  // over them costs as much as the read).
+  static SharedBytes from_buffer(std::unique_ptr<std::uint8_t[]> bytes, std::size_t size);
   // Wraps memory the caller keeps alive for the lifetime of every copy (wasm heap buffers).
   static SharedBytes borrow(const std::uint8_t* data, std::size_t size);
 

@@ -133,7 +133,8 @@ Score score(const nlohmann::json& truth, const Model& fm, const Model& qm, const
 
 Alignment run(const Model& f, const Model& q) {
   const LogicalGraph lf = build_logical_graph(f), lq = build_logical_graph(q);
-  return align_models({f, lf}, {q, lq});
+  const auto wf = weight_digests(f, lf), wq = weight_digests(q, lq);
+  return align_models({f, lf, wf}, {q, lq, wq});
 }
 
 void check_pair(const std::string& name, bool scramble_float, bool scramble_quant) {

@@ -122,3 +122,12 @@ BOOST_AUTO_TEST_CASE(weights_are_counted_by_type_and_place) {
   for (const auto& [place, count] : by_place) total += count;
   BOOST_TEST(total == r["weights"]["count"].get<std::size_t>());
 }
+
+BOOST_AUTO_TEST_CASE(invalid_utf8_in_model_strings_is_replaced_not_fatal) {
+  onnx::ModelProto m = identity_model();
+  m.set_producer_name(std::string("bad\x82\xff name"));
+  m.mutable_graph()->mutable_node(0)->set_name(std::string("n\xc3"));
+  const std::string text = dump_report(report_of(serialize(m)));
+  BOOST_TEST(text.find("bad\xef\xbf\xbd") != std::string::npos);  // U+FFFD
+  BOOST_TEST(nlohmann::json::parse(text)["model"]["producer_name"].get<std::string>().size() > 3u);
+}

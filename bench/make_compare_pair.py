@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""Writes a large float model and its QDQ quantization (ONNX Runtime's conventions: per-channel
+int8 weights behind DequantizeLinear, uint8 activations in QuantizeLinear/DequantizeLinear pairs)
+for the compare benchmark. Not kept in the repo.
+
+usage: make_compare_pair.py resnet50|transformer12 OUTDIR
+  resnet50       ResNet-50-sized: bottleneck stages [3, 4, 6, 3], ~25M parameters, ~55 convs
+  transformer12  12-layer encoder, d=768, ffn 3072: ~85M parameters, ~72 MatMuls
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+RNG = np.random.default_rng(0)
+
+
+class Builder:
+    def __init__(self):
+        self.fnodes, self.finits, self.qnodes, self.qinits = [], [], [], []
+        self.count = 0
+        self.dequantized = {}  # activation -> its DequantizeLinear output (one pair per tensor)
+
+    def name(self, prefix):
+        self.count += 1
+        return f"{prefix}_{self.count}"
+
+    def weight(self, name, array, axis):
+        """Float initializer on the float side; per-channel symmetric int8 + DequantizeLinear on the
+        quantized side (ONNX Runtime: <w>_quantized, <w>_scale, <w>_zero_point)."""
+        self.finits.append(numpy_helper.from_array(array, name))
+        moved = np.moveaxis(array, axis, 0).reshape(array.shape[axis], -1)
+        scale = (np.abs(moved).max(axis=1) / 127.0).astype(np.float32)
+        scale[scale == 0] = 1.0
+        shape = [1] * array.ndim
+        shape[axis] = -1
+        q = np.clip(np.rint(array / scale.reshape(shape)), -127, 127).astype(np.int8)
+        self.qinits += [numpy_helper.from_array(q, name + "_quantized"), numpy_helper.from_array(scale, name + "_scale"),
+                        numpy_helper.from_array(np.zeros_like(scale, dtype=np.int8), name + "_zero_point")]
+        self.qnodes.append(helper.make_node("DequantizeLinear", [name + "_quantized", name + "_scale", name + "_zero_point"],
+                                            [name + "_dq"], name=name + "_DequantizeLinear", axis=axis))
+        return name, name + "_dq"
+
+    def qdq(self, tensor):
+        """Activation Q/DQ pair on the quantized side; returns the name consumers read."""
+        if tensor in self.dequantized:
+            return self.dequantized[tensor]
+        s, z = tensor + "_scale", tensor + "_zero_point"
+        self.qinits += [numpy_helper.from_array(np.array(0.05, np.float32), s), numpy_helper.from_array(np.array(128, np.uint8), z)]
+        self.dequantized[tensor] = tensor + "_DequantizeLinear_Output"
+        self.qnodes += [helper.make_node("QuantizeLinear", [tensor, s, z], [tensor + "_QuantizeLinear_Output"], name=tensor + "_QuantizeLinear"),
+                        helper.make_node("DequantizeLinear", [tensor + "_QuantizeLinear_Output", s, z],
+                                         [tensor + "_DequantizeLinear_Output"], name=tensor + "_DequantizeLinear")]
+        return tensor + "_DequantizeLinear_Output"
+
+    def op(self, op_type, float_inputs, quant_inputs, out, **attrs):
+        self.fnodes.append(helper.make_node(op_type, float_inputs, [out], name=out, **attrs))
+        self.qnodes.append(helper.make_node(op_type, quant_inputs, [out], name=out, **attrs))
+        return out
+
+
+def conv(b, x, cin, cout, k, stride=1, relu=True):
+    w = (RNG.standard_normal((cout, cin, k, k), dtype=np.float32) * np.sqrt(2.0 / (cin * k * k))).astype(np.float32)
+    wf, wq = b.weight(b.name("conv_w"), w, 0)
+    bias = RNG.standard_normal(cout, dtype=np.float32) * 0.01
+    bn = b.name("conv_b")
+    b.finits.append(numpy_helper.from_array(bias, bn))
+    b.qinits.append(numpy_helper.from_array(bias, bn))
+    out = b.op("Conv", [x, wf, bn], [b.qdq(x), wq, bn], b.name("conv"), kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride, stride])
+    return b.op("Relu", [out], [out], b.name("relu")) if relu else out
+
+
+def resnet50(b):
+    x = conv(b, "input", 3, 64, 7, 2)
+    cin = 64
+    for stage, (blocks, width) in enumerate(zip([3, 4, 6, 3], [64, 128, 256, 512])):
+        for i in range(blocks):
+            stride = 2 if i == 0 and stage > 0 else 1
+            y = conv(b, x, cin, width, 1)
+            y = conv(b, y, width, width, 3, stride)
+            y = conv(b, y, width, width * 4, 1, relu=False)
+            short = conv(b, x, cin, width * 4, 1, stride, relu=False) if i == 0 else x
+            s = b.op("Add", [y, short], [b.qdq(y), b.qdq(short)], b.name("add"))
+            x = b.op("Relu", [s], [s], b.name("relu"))
+            cin = width * 4
+    p = b.op("GlobalAveragePool", [x], [b.qdq(x)], b.name("gap"))
+    f = b.op("Flatten", [p], [p], b.name("flatten"))
+    w = RNG.standard_normal((1000, 2048), dtype=np.float32) * 0.02
+    wf, wq = b.weight("fc_w", w, 0)
+    return b.op("Gemm", [f, wf], [b.qdq(f), wq], "output", transB=1), [1, 3, 224, 224]
+
+
+def linear(b, x, din, dout):
+    w = RNG.standard_normal((din, dout), dtype=np.float32) * 0.02
+    wf, wq = b.weight(b.name("w"), w, 1)
+    mm = b.op("MatMul", [x, wf], [b.qdq(x), wq], b.name("matmul"))
+    bias = RNG.standard_normal(dout, dtype=np.float32) * 0.01
+    bn = b.name("bias")
+    b.finits.append(numpy_helper.from_array(bias, bn))
+    b.qinits.append(numpy_helper.from_array(bias, bn))
+    return b.op("Add", [mm, bn], [mm, bn], b.name("add"))
+
+
+def transformer12(b):
+    d, ffn = 768, 3072
+    x = "input"
+    for layer in range(12):
+        q, k, v = (linear(b, x, d, d) for _ in range(3))
+        kt = b.op("Transpose", [k], [k], b.name("kt"), perm=[0, 2, 1])
+        att = b.op("MatMul", [q, kt], [b.qdq(q), b.qdq(kt)], b.name("scores"))
+        sm = b.op("Softmax", [att], [att], b.name("softmax"), axis=-1)
+        ctx = b.op("MatMul", [sm, v], [b.qdq(sm), b.qdq(v)], b.name("context"))
+        o = linear(b, ctx, d, d)
+        r = b.op("Add", [o, x], [o, x], b.name("residual"))
+        h = linear(b, r, d, ffn)
+        h = b.op("Relu", [h], [h], b.name("relu"))
+        h = linear(b, h, ffn, d)
+        x = b.op("Add", [h, r], [h, r], b.name("residual"))
+    return b.op("Identity", [x], [x], "output"), [1, 128, d]
+
+
+def main(kind, outdir):
+    b = Builder()
+    out, shape = {"resnet50": resnet50, "transformer12": transformer12}[kind](b)
+    os.makedirs(outdir, exist_ok=True)
+    for side, nodes, inits, producer in (("float", b.fnodes, b.finits, "bench"), ("quant", b.qnodes, b.qinits, "onnx.quantize")):
+        graph = helper.make_graph(nodes, kind, [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)],
+                                  [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)], inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name=producer)
+        with open(os.path.join(outdir, f"{kind}_{side}.onnx"), "wb") as f:
+            f.write(model.SerializeToString())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
