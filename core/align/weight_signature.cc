@@ -31,23 +31,7 @@ struct WeightView {
   }
 };
 
-std::uint64_t count_of(const std::vector<std::int64_t>& dims) {
-  std::uint64_t n = 1;
-  for (auto d : dims) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
-  return n;
-}
-
 ValueId input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : kNone; }
-
-std::optional<std::vector<std::int64_t>> declared_shape(const Value& v) {
-  if (!v.type.has_shape) return std::nullopt;
-  std::vector<std::int64_t> dims;
-  for (const Dim& d : v.type.shape) {
-    if (d.value < 0) return std::nullopt;
-    dims.push_back(d.value);
-  }
-  return dims;
-}
 
 std::optional<WeightView> stored_view(const Model& m, TensorId t) {
   const Tensor& tensor = m.tensors[t];
@@ -92,7 +76,7 @@ std::optional<WeightView> value_view(const Model& m, ValueId v, int depth = 0) {
   if (n.op_type == "Reshape" || n.op_type == "Flatten" || n.op_type == "Squeeze" || n.op_type == "Unsqueeze") {
     auto in = value_view(m, n.inputs[0], depth + 1);
     const auto dims = declared_shape(value);
-    if (!in || !dims || count_of(*dims) != count_of(in->dims)) return std::nullopt;
+    if (!in || !dims || element_count_of(*dims) != element_count_of(in->dims)) return std::nullopt;
     in->dims = *dims;
     return in;
   }
@@ -135,7 +119,7 @@ std::optional<WeightView> integer_view(const Model& m, const Node& n, bool per_l
   const TensorId zt = stored_tensor(m, input(n, 3));
   std::vector<double> zp = zt == kNone ? std::vector<double>{0.0} : tensor_values(m, m.tensors[zt]);
   if (zp.empty()) zp = {0.0};
-  const std::uint64_t count = count_of(codes->dims);
+  const std::uint64_t count = element_count_of(codes->dims);
   const std::uint64_t last = codes->dims.empty() ? 1 : static_cast<std::uint64_t>(codes->dims.back());
   const std::uint64_t rows = codes->dims.empty() ? 1 : static_cast<std::uint64_t>(codes->dims.front());
   auto source = codes->at;
@@ -192,6 +176,23 @@ std::optional<WeightView> matmulnbits_view(const Model& m, const Node& n) {
   return v;
 }
 
+// Sums over one sampled channel of two digests: <a,a>, <b,b>, <a,b>.
+struct RowSums {
+  double aa = 0, bb = 0, ab = 0;
+  double cosine() const { return (aa > 0 && bb > 0) ? ab / std::sqrt(aa * bb) : (aa == bb ? 1.0 : 0.0); }
+};
+
+RowSums row_sums(const WeightDigest& a, const WeightDigest& b, std::uint64_t r) {
+  RowSums s;
+  for (std::uint32_t j = 0; j < a.sample_cols; ++j) {
+    const double x = a.sample[r * a.sample_cols + j], y = b.sample[r * b.sample_cols + j];
+    s.aa += x * x;
+    s.bb += y * y;
+    s.ab += x * y;
+  }
+  return s;
+}
+
 }  // namespace
 
 std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
@@ -222,7 +223,7 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
     else if (op.cls == "matmul") axis = (input(n, 1) == op.weight) ? -1 : -2;
   }
   if (!view) return std::nullopt;
-  const std::uint64_t count = count_of(view->dims);
+  const std::uint64_t count = element_count_of(view->dims);
   if (count == 0) return std::nullopt;
   WeightDigest d;
   d.stored_type = view->stored_type;
@@ -285,15 +286,7 @@ std::optional<double> signature_similarity(const WeightDigest& a, const WeightDi
   const std::uint64_t rows = std::min<std::uint64_t>(a.rows, kSignatureRows);
   double total = 0;
   for (std::uint64_t k = 0; k < rows; ++k) {
-    const std::uint64_t r = k * a.rows / rows;
-    double aa = 0, bb = 0, ab = 0;
-    for (std::uint32_t j = 0; j < a.sample_cols; ++j) {
-      const double x = a.sample[r * a.sample_cols + j], y = b.sample[r * b.sample_cols + j];
-      aa += x * x;
-      bb += y * y;
-      ab += x * y;
-    }
-    total += (aa > 0 && bb > 0) ? std::fabs(ab) / std::sqrt(aa * bb) : (aa == bb ? 1.0 : 0.0);
+    total += std::fabs(row_sums(a, b, k * a.rows / rows).cosine());
   }
   return total / static_cast<double>(rows);
 }
@@ -305,17 +298,11 @@ std::optional<WeightComparison> compare_weights(const WeightDigest& f, const Wei
   double cos_sum = 0;
   out.min_cosine = 1;
   for (std::uint64_t r = 0; r < f.rows; ++r) {
-    double ff = 0, qq = 0, fq = 0;
-    for (std::uint32_t c = 0; c < f.sample_cols; ++c) {
-      const double a = f.sample[r * f.sample_cols + c], b = q.sample[r * q.sample_cols + c];
-      ff += a * a;
-      qq += b * b;
-      fq += a * b;
-    }
-    const double cosine = (ff > 0 && qq > 0) ? fq / std::sqrt(ff * qq) : (ff == qq ? 1.0 : 0.0);
+    const RowSums sums = row_sums(f, q, r);
+    const double cosine = sums.cosine();
     cos_sum += cosine;
     out.min_cosine = std::min(out.min_cosine, cosine);
-    out.ratio[r] = ff > 0 ? fq / ff : 0;
+    out.ratio[r] = sums.aa > 0 ? sums.ab / sums.aa : 0;
   }
   out.mean_cosine = cos_sum / static_cast<double>(f.rows);
   out.ratio_min = *std::min_element(out.ratio.begin(), out.ratio.end());

@@ -10,22 +10,6 @@
 namespace vq {
 namespace {
 
-std::uint64_t count_of(const std::vector<std::int64_t>& dims) {
-  std::uint64_t n = 1;
-  for (auto d : dims) n *= static_cast<std::uint64_t>(d < 0 ? 0 : d);
-  return n;
-}
-
-std::optional<std::vector<std::int64_t>> declared_shape(const Value& v) {
-  if (!v.type.has_shape) return std::nullopt;
-  std::vector<std::int64_t> dims;
-  for (const Dim& d : v.type.shape) {
-    if (d.value < 0) return std::nullopt;
-    dims.push_back(d.value);
-  }
-  return dims;
-}
-
 std::vector<double> transpose(const std::vector<double>& in, const std::vector<std::int64_t>& dims,
                               const std::vector<std::int64_t>& perm, std::vector<std::int64_t>& out_dims) {
   const std::size_t rank = dims.size();
@@ -48,6 +32,22 @@ std::vector<double> transpose(const std::vector<double>& in, const std::vector<s
 }
 
 }  // namespace
+
+std::optional<std::vector<std::int64_t>> declared_shape(const Value& v) {
+  if (!v.type.has_shape) return std::nullopt;
+  std::vector<std::int64_t> dims;
+  for (const Dim& d : v.type.shape) {
+    if (d.value < 0) return std::nullopt;
+    dims.push_back(d.value);
+  }
+  return dims;
+}
+
+std::uint64_t element_count_of(const std::vector<std::int64_t>& dims) {
+  std::uint64_t n = 1;
+  for (auto d : dims) n *= static_cast<std::uint64_t>(d < 0 ? 0 : d);
+  return n;
+}
 
 TensorId stored_tensor(const Model& m, ValueId v) {
   while (v != kNone && m.values[v].kind == ValueKind::OuterScope) v = m.values[v].outer;
@@ -114,7 +114,7 @@ std::optional<ConstantValue> evaluate_constant(const Model& m, ValueId v, std::u
     auto c = evaluate_constant(m, n.inputs[0], max_elements);
     if (!c) return std::nullopt;
     const auto dims = declared_shape(m.values[v]);
-    if (!dims || count_of(*dims) != c->values.size()) return std::nullopt;
+    if (!dims || element_count_of(*dims) != c->values.size()) return std::nullopt;
     c->dims = *dims;
     return c;
   }

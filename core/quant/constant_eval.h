@@ -23,6 +23,12 @@ struct ConstantValue {
 // Evaluates value `v` when it is constant and made by supported nodes; at most `max_elements`.
 std::optional<ConstantValue> evaluate_constant(const Model& model, ValueId v, std::uint64_t max_elements = 1u << 26);
 
+// A value's shape when every dimension is known (from value_info or shape inference).
+std::optional<std::vector<std::int64_t>> declared_shape(const Value& value);
+
+// Product of dims (negative dims count as 0).
+std::uint64_t element_count_of(const std::vector<std::int64_t>& dims);
+
 // The tensor behind a value, through outer-scope aliases (kNone when it is not a stored tensor).
 TensorId stored_tensor(const Model& model, ValueId v);
 
