@@ -315,7 +315,9 @@ class Aligner {
     for (LogicalId f : fu) {
       std::vector<Candidate> mine;
       for (LogicalId q : qu) {
-        if (f_.op(f).cls != q_.op(q).cls) continue;
+        // Same class, and both in the main graph or both in bodies: a body op never pairs with a
+        // main-graph op on cost alone.
+        if (f_.op(f).cls != q_.op(q).cls || (f_.op(f).graph == 0) != (q_.op(q).graph == 0)) continue;
         mine.push_back({score(f, q), f, q});
       }
       std::stable_sort(mine.begin(), mine.end(), [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
