@@ -12,7 +12,8 @@
 namespace vq {
 namespace {
 
-constexpr std::uint32_t kSampleCols = 64;
+constexpr std::uint32_t kChannelCols = 16;
+constexpr std::uint32_t kSignatureCols = 64;
 constexpr std::uint32_t kSignatureRows = 32;
 
 // A weight as the op sees it, readable element by element (row-major flat index); views over
@@ -176,21 +177,80 @@ std::optional<WeightView> matmulnbits_view(const Model& m, const Node& n) {
   return v;
 }
 
-// Sums over one sampled channel of two digests: <a,a>, <b,b>, <a,b>.
+// Sums over two sampled vectors: <a,a>, <b,b>, <a,b>.
 struct RowSums {
   double aa = 0, bb = 0, ab = 0;
   double cosine() const { return (aa > 0 && bb > 0) ? ab / std::sqrt(aa * bb) : (aa == bb ? 1.0 : 0.0); }
 };
 
-RowSums row_sums(const WeightDigest& a, const WeightDigest& b, std::uint64_t r) {
+template <typename T>
+RowSums row_sums(const T* a, const T* b, std::size_t n) {
   RowSums s;
-  for (std::uint32_t j = 0; j < a.sample_cols; ++j) {
-    const double x = a.sample[r * a.sample_cols + j], y = b.sample[r * b.sample_cols + j];
+  for (std::size_t j = 0; j < n; ++j) {
+    const double x = a[j], y = b[j];
     s.aa += x * x;
     s.bb += y * y;
     s.ab += x * y;
   }
   return s;
+}
+
+// Where canonical [rows, cols] elements sit in the op's view of the weight.
+struct Layout {
+  std::uint64_t rows, cols, inner;  // inner: product of the dims after the channel axis
+  bool vector;                      // rank <= 1: one channel
+  std::uint64_t flat(std::uint64_t r, std::uint64_t c) const {
+    return vector ? c : ((c / inner) * rows + r) * inner + c % inner;
+  }
+};
+
+// Sampled columns: evenly spaced runs of 8 neighbours. Spread enough to see the whole channel,
+// close enough that reading them touches one cache line per run (scattered reads over hundreds of
+// MB cost more than the arithmetic). A function of (cols, n) only, so both sides of a comparison
+// sample the same positions whatever their layout.
+std::vector<std::uint64_t> sampled_columns(std::uint64_t cols, std::uint32_t n) {
+  std::vector<std::uint64_t> out;
+  if (cols <= n) {
+    for (std::uint64_t c = 0; c < cols; ++c) out.push_back(c);
+    return out;
+  }
+  const std::uint32_t runs = n / 8;
+  for (std::uint32_t j = 0; j < n; ++j) out.push_back((j / 8) * (cols / runs) + j % 8);
+  return out;
+}
+
+// out[i * cols.size() + j] = element (rows[i], cols[j]), read in contiguous runs where the layout
+// allows it.
+template <typename T>
+void sample(const WeightView& v, const Layout& l, const std::vector<std::uint64_t>& rows,
+            const std::vector<std::uint64_t>& cols, T* out) {
+  const std::size_t width = cols.size();
+  std::vector<double> run;
+  if (!l.vector && l.inner == 1 && rows.size() == l.rows && v.read) {
+    // Channels are the last axis (MatMul [K, N]): a column of every channel is one run.
+    run.resize(static_cast<std::size_t>(l.rows));
+    for (std::size_t j = 0; j < width; ++j) {
+      v.read_run(cols[j] * l.rows, run.size(), run.data());
+      for (std::size_t i = 0; i < rows.size(); ++i) out[i * width + j] = static_cast<T>(run[i]);
+    }
+    return;
+  }
+  if (!l.vector && l.inner == l.cols && v.read) {
+    // Channels are the first axis (Conv [M, C, k, k]): neighbours within a channel are contiguous.
+    run.resize(width);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      for (std::size_t j = 0; j < width;) {
+        std::size_t len = 1;
+        while (j + len < width && cols[j + len] == cols[j] + len) ++len;
+        v.read_run(rows[i] * l.cols + cols[j], len, run.data());
+        for (std::size_t k = 0; k < len; ++k) out[i * width + j + k] = static_cast<T>(run[k]);
+        j += len;
+      }
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < width; ++j) out[i * width + j] = static_cast<T>(v.at(l.flat(rows[i], cols[j])));
 }
 
 }  // namespace
@@ -240,37 +300,21 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
   }
   if (d.rows == 0) return std::nullopt;
   d.cols = count / d.rows;
-  d.sample_cols = static_cast<std::uint32_t>(std::min<std::uint64_t>(d.cols, kSampleCols));
-  d.sample.resize(static_cast<std::size_t>(d.rows) * d.sample_cols);
-  // Sampled columns: 8 evenly spaced runs of 8 neighbours. Spread enough to see the whole channel,
-  // close enough that reading them touches 8 cache lines per channel instead of 64 (scattered reads
-  // over hundreds of MB cost more than the arithmetic). A function of (rows, cols) only, so both
-  // sides of a comparison sample the same positions whatever their layout.
-  std::vector<std::uint64_t> columns(d.sample_cols);
-  for (std::uint32_t j = 0; j < d.sample_cols; ++j)
-    columns[j] = d.cols <= kSampleCols ? j : (j / 8) * (d.cols / 8) + j % 8;
-  if (rank <= 1) {
-    for (std::uint32_t j = 0; j < d.sample_cols; ++j) d.sample[j] = view->at(columns[j]);
-  } else if (inner == 1) {
-    // Output channels are the last axis (MatMul [K, N]): a sampled column is one contiguous run.
-    std::vector<double> run(static_cast<std::size_t>(d.rows));
-    for (std::uint32_t j = 0; j < d.sample_cols; ++j) {
-      view->read_run(columns[j] * d.rows, run.size(), run.data());
-      for (std::uint64_t r = 0; r < d.rows; ++r) d.sample[r * d.sample_cols + j] = run[r];
-    }
-  } else if (inner == d.cols) {
-    // Output channels are the first axis (Conv [M, C, k, k]): each run of neighbours is contiguous.
-    const std::uint32_t run = d.cols <= kSampleCols ? d.sample_cols : 8;
-    for (std::uint64_t r = 0; r < d.rows; ++r)
-      for (std::uint32_t j = 0; j < d.sample_cols; j += run)
-        view->read_run(r * d.cols + columns[j], run, &d.sample[r * d.sample_cols + j]);
-  } else {
-    for (std::uint64_t r = 0; r < d.rows; ++r)
-      for (std::uint32_t j = 0; j < d.sample_cols; ++j) {
-        const std::uint64_t c = columns[j];
-        d.sample[r * d.sample_cols + j] = view->at(((c / inner) * d.rows + r) * inner + c % inner);
-      }
-  }
+  const Layout layout{d.rows, d.cols, inner, rank <= 1};
+  std::vector<std::uint64_t> all_rows(d.rows);
+  for (std::uint64_t r = 0; r < d.rows; ++r) all_rows[r] = r;
+  const std::vector<std::uint64_t> channel_cols = sampled_columns(d.cols, kChannelCols);
+  d.channel_cols = static_cast<std::uint32_t>(channel_cols.size());
+  d.channels.resize(static_cast<std::size_t>(d.rows) * d.channel_cols);
+  sample(*view, layout, all_rows, channel_cols, d.channels.data());
+
+  d.signature_rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(d.rows, kSignatureRows));
+  std::vector<std::uint64_t> signature_rows(d.signature_rows);
+  for (std::uint32_t k = 0; k < d.signature_rows; ++k) signature_rows[k] = k * d.rows / d.signature_rows;
+  const std::vector<std::uint64_t> signature_cols = sampled_columns(d.cols, kSignatureCols);
+  d.signature_cols = static_cast<std::uint32_t>(signature_cols.size());
+  d.signature.resize(static_cast<std::size_t>(d.signature_rows) * d.signature_cols);
+  sample(*view, layout, signature_rows, signature_cols, d.signature.data());
   return d;
 }
 
@@ -282,23 +326,24 @@ std::vector<std::optional<WeightDigest>> weight_digests(const Model& model, cons
 }
 
 std::optional<double> signature_similarity(const WeightDigest& a, const WeightDigest& b) {
-  if (a.rows != b.rows || a.cols != b.cols || a.sample_cols != b.sample_cols || a.sample_cols == 0) return std::nullopt;
-  const std::uint64_t rows = std::min<std::uint64_t>(a.rows, kSignatureRows);
+  if (a.rows != b.rows || a.cols != b.cols || a.signature.size() != b.signature.size() || a.signature_rows == 0) return std::nullopt;
   double total = 0;
-  for (std::uint64_t k = 0; k < rows; ++k) {
-    total += std::fabs(row_sums(a, b, k * a.rows / rows).cosine());
+  for (std::uint32_t k = 0; k < a.signature_rows; ++k) {
+    const std::size_t at = static_cast<std::size_t>(k) * a.signature_cols;
+    total += std::fabs(row_sums(&a.signature[at], &b.signature[at], a.signature_cols).cosine());
   }
-  return total / static_cast<double>(rows);
+  return total / a.signature_rows;
 }
 
 std::optional<WeightComparison> compare_weights(const WeightDigest& f, const WeightDigest& q) {
-  if (f.rows != q.rows || f.cols != q.cols || f.sample_cols != q.sample_cols || f.rows == 0) return std::nullopt;
+  if (f.rows != q.rows || f.cols != q.cols || f.channel_cols != q.channel_cols || f.rows == 0) return std::nullopt;
   WeightComparison out;
   out.ratio.resize(f.rows);
   double cos_sum = 0;
   out.min_cosine = 1;
   for (std::uint64_t r = 0; r < f.rows; ++r) {
-    const RowSums sums = row_sums(f, q, r);
+    const std::size_t at = static_cast<std::size_t>(r) * f.channel_cols;
+    const RowSums sums = row_sums(&f.channels[at], &q.channels[at], f.channel_cols);
     const double cosine = sums.cosine();
     cos_sum += cosine;
     out.min_cosine = std::min(out.min_cosine, cosine);

@@ -7,9 +7,9 @@
 // quantization; varying across channels is BatchNormalization folded into the weight, and the
 // ratio recovers γ/sqrt(var + ε) channel by channel.
 //
-// Only a sample is read: every output channel, at up to 64 evenly spaced positions, element by
-// element from the stored bytes. Comparing weights then costs channels x 64 however large they
-// are, and alignment stays cheaper than loading the models.
+// Only a sample is read, element by element from the stored bytes: every output channel at 16
+// positions, and 32 channels at 64 positions. Comparing weights then costs channels x 16 however
+// large they are, and alignment stays cheaper than loading the models.
 #pragma once
 
 #include <cstdint>
@@ -25,9 +25,14 @@ namespace vq {
 struct WeightDigest {
   std::uint64_t rows = 0;  // output channels
   std::uint64_t cols = 0;  // elements per channel
-  std::uint32_t sample_cols = 0;
-  std::vector<double> sample;  // rows x sample_cols, canonical values at evenly spaced columns
-  std::string stored_type;     // element type as stored ("int8", "float16", "uint4", ...)
+  // Every channel at up to 16 positions (two runs of 8 neighbours): per-channel comparison and the
+  // BatchNorm ratio. Floats: a 12-layer transformer's digests stay a few MB (fresh memory is slow).
+  std::uint32_t channel_cols = 0;
+  std::vector<float> channels;  // rows x channel_cols
+  // Up to 32 evenly spaced channels at up to 64 positions: the signature for candidate search.
+  std::uint32_t signature_rows = 0, signature_cols = 0;
+  std::vector<double> signature;  // signature_rows x signature_cols
+  std::string stored_type;        // element type as stored ("int8", "float16", "uint4", ...)
   bool dequantized = false;
 };
 

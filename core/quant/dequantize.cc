@@ -141,9 +141,23 @@ ElementDequantizer::ElementDequantizer(const Model& model, const Tensor& x, cons
 
 void ElementDequantizer::read(std::uint64_t first, std::size_t count, double* out) const {
   codes_.read(first, count, out);
+  const bool has_zp = !zero_points_.empty();
+  if (broadcast_.kind != QuantBroadcast::Kind::PerAxis) {
+    for (std::size_t j = 0; j < count; ++j) {
+      const std::uint64_t k = broadcast_.index(first + j);
+      out[j] = dequantized_value(out[j], has_zp ? zero_points_[k] : 0.0, scales_[k], out_type_);
+    }
+    return;
+  }
+  // Per axis: walk the channel index along the run instead of dividing for every element.
+  std::uint64_t k = (first / broadcast_.inner) % broadcast_.axis_len;
+  std::uint64_t within = first % broadcast_.inner;
   for (std::size_t j = 0; j < count; ++j) {
-    const std::uint64_t k = broadcast_.index(first + j);
-    out[j] = dequantized_value(out[j], zero_points_.empty() ? 0.0 : zero_points_[k], scales_[k], out_type_);
+    out[j] = dequantized_value(out[j], has_zp ? zero_points_[k] : 0.0, scales_[k], out_type_);
+    if (++within == broadcast_.inner) {
+      within = 0;
+      if (++k == broadcast_.axis_len) k = 0;
+    }
   }
 }
 
