@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -47,8 +48,12 @@ class Aligner {
     weight_anchors();
     io_anchors();
     extend_all();
-    for (int round = 0; round < 4; ++round) {
-      if (!greedy_leftovers()) break;
+    for (int round = 0; round < 8; ++round) {
+      // Whole float subgraphs that became one op first (they would otherwise leave ops for the
+      // cost-based pass to pair wrongly), then what is left.
+      const bool fused = fuse_regions();
+      extend_all();
+      if (!fused && !greedy_leftovers()) break;
       extend_all();
     }
     return finish();
@@ -215,6 +220,69 @@ class Aligner {
     }
   }
 
+  // 3b. One quantized op that replaced a whole float subgraph (LayerNormalization, Gelu, Attention):
+  // the float region is grown from the rule's root op types, forward from the float side of the
+  // op's matched producer (or from the graph input it reads), through unmatched ops of the types
+  // the rule allows.
+  bool fuse_regions() {
+    bool any = false;
+    for (LogicalId q = 0; q < q_.g.ops.size(); ++q) {
+      if (q_.match[q] != kUnmatched) continue;
+      const RegionRule* rule = region_rule_for(q_.op(q).cls);
+      if (!rule) continue;
+      std::vector<LogicalId> starts;
+      auto consider = [&](LogicalId f) {
+        if (f_.match[f] != kUnmatched || std::find(starts.begin(), starts.end(), f) != starts.end()) return;
+        const std::string& type = f_.m.nodes[f_.op(f).primary].op_type;
+        for (const char* root : rule->roots)
+          if (type == root) starts.push_back(f);
+      };
+      for (LogicalId p : q_.op(q).preds) {
+        if (q_.match[p] == kUnmatched) continue;
+        for (LogicalId fp : drafts_[q_.match[p]].f)
+          for (LogicalId fs : f_.op(fp).succs) consider(fs);
+      }
+      for (std::uint32_t k : q_.op(q).graph_inputs)
+        for (LogicalId f = 0; f < f_.g.ops.size(); ++f)
+          if (std::find(f_.op(f).graph_inputs.begin(), f_.op(f).graph_inputs.end(), k) != f_.op(f).graph_inputs.end()) consider(f);
+      if (starts.empty()) continue;
+      const std::vector<LogicalId> region = grow_region(starts, *rule);
+      if (region.empty()) continue;
+      add_draft(region.front(), q, 0.75,
+                "float subgraph of " + std::to_string(region.size()) + " ops after matched producers became one '" +
+                    q_.m.nodes[q_.op(q).primary].op_type + "' (" + rule->name + ")");
+      Draft& d = drafts_.back();
+      for (std::size_t i = 1; i < region.size(); ++i) {
+        d.f.push_back(region[i]);
+        f_.match[region[i]] = drafts_.size() - 1;
+      }
+      any = true;
+    }
+    return any;
+  }
+
+  std::vector<LogicalId> grow_region(const std::vector<LogicalId>& starts, const RegionRule& rule) const {
+    std::map<std::string, int> budget;
+    for (const OpCount& m : rule.max) budget[m.op_type] = m.count;
+    std::vector<LogicalId> region;
+    std::deque<LogicalId> queue(starts.begin(), starts.end());
+    std::vector<bool> taken(f_.g.ops.size(), false);
+    while (!queue.empty()) {
+      const LogicalId f = queue.front();
+      queue.pop_front();
+      if (taken[f] || f_.match[f] != kUnmatched) continue;
+      const std::string& type = f_.m.nodes[f_.op(f).primary].op_type;
+      auto it = budget.find(type);
+      if (it == budget.end() || it->second == 0) continue;
+      --it->second;
+      taken[f] = true;
+      region.push_back(f);
+      for (LogicalId s : f_.op(f).succs) queue.push_back(s);
+    }
+    std::sort(region.begin(), region.end());
+    return region;
+  }
+
   // Unmatched neighbours, looking through layout-only ops that the other side does not have.
   std::vector<LogicalId> neighbours(const Side& s, const std::vector<LogicalId>& ops, bool forward) const {
     std::vector<LogicalId> out;
@@ -364,7 +432,26 @@ class Aligner {
   }
 
   // 5. Entries, kinds, confidence, fusion groups.
+  // A float Transpose feeding a matched op, where the quantized op reads its input without one:
+  // the layout change was merged into the op (its weight or attributes), so the Transpose joins it.
+  void absorb_merged_transposes() {
+    for (LogicalId t = 0; t < f_.g.ops.size(); ++t) {
+      if (f_.match[t] != kUnmatched || f_.op(t).cls != "transpose" || f_.op(t).succs.size() != 1) continue;
+      const LogicalId consumer = f_.op(t).succs.front();
+      if (f_.match[consumer] == kUnmatched || f_.op(consumer).preds.size() > 2) continue;
+      Draft& d = drafts_[f_.match[consumer]];
+      bool quant_has_transpose = false;
+      for (LogicalId q : d.q)
+        for (LogicalId p : q_.op(q).preds) quant_has_transpose |= q_.op(p).cls == "transpose";
+      if (quant_has_transpose) continue;
+      d.f.insert(d.f.begin(), t);
+      f_.match[t] = f_.match[consumer];
+      d.evidence.push_back("float '" + f_.id_of(t) + "' (Transpose) feeds it and the quantized op reads its input without one: merged");
+    }
+  }
+
   Alignment finish() {
+    absorb_merged_transposes();
     Alignment out;
     for (Draft& d : drafts_) out.entries.push_back(make_entry(d));
     for (LogicalId f = 0; f < f_.g.ops.size(); ++f)

@@ -1,6 +1,7 @@
 #include "align/fusion_rules.h"
 
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -126,17 +127,58 @@ const FusionRule kRules[] = {
     {"add_activation_fusion", {"add", "act"}, "add", verify_activation_fold, "output zero point at the lowest code"},
 };
 
+// Decompositions as PyTorch exports them (torch.nn.functional.layer_norm / gelu / scaled attention).
+const RegionRule kRegionRules[] = {
+    {"layernorm_decomposition_fusion", "layernorm", {"ReduceMean"},
+     {{"ReduceMean", 2}, {"Sub", 1}, {"Pow", 1}, {"Add", 2}, {"Sqrt", 1}, {"Div", 1}, {"Mul", 1}, {"Cast", 2}},
+     {{"ReduceMean", 2}, {"Sub", 1}, {"Pow", 1}, {"Add", 2}, {"Sqrt", 1}, {"Div", 1}, {"Mul", 1}}},
+    {"gelu_decomposition_fusion", "gelu", {"Div", "Mul"},
+     {{"Div", 1}, {"Erf", 1}, {"Add", 1}, {"Mul", 3}},
+     {{"Erf", 1}, {"Add", 1}}},
+    {"attention_decomposition_fusion", "attention", {"MatMul"},
+     {{"MatMul", 5}, {"Add", 3}, {"Reshape", 4}, {"Transpose", 4}, {"Div", 1}, {"Mul", 1}, {"Softmax", 1}, {"Cast", 2},
+      {"Sqrt", 1}, {"Where", 1}, {"Shape", 8}, {"Gather", 8}, {"Unsqueeze", 8}, {"Concat", 4}, {"Slice", 4}},
+     {{"MatMul", 5}, {"Softmax", 1}}},
+};
+
+// Region fusions: the entry's float op types against the rule's required decomposition.
+std::optional<FusionGroup> region_fusion(const FusionContext& c, const MappingEntry& e) {
+  const RegionRule* rule = region_rule_for(c.quant_graph.ops[e.quant_ops.front()].cls);
+  if (!rule) return std::nullopt;
+  std::map<std::string, int> seen;
+  for (LogicalId f : e.float_ops) ++seen[c.float_model.nodes[c.float_graph.ops[f].primary].op_type];
+  std::string found, missing;
+  for (const auto& [type, n] : seen) found += (found.empty() ? "" : ", ") + std::to_string(n) + " " + type;
+  for (const OpCount& need : rule->required)
+    if (seen[need.op_type] < need.count) missing += (missing.empty() ? "" : ", ") + std::string(need.op_type);
+  const std::string detail = "float subgraph of " + found + (missing.empty() ? " holds the op's decomposition" : "; missing " + missing);
+  return FusionGroup{rule->name, 0, missing.empty() ? "verified" : "mismatch",
+                     detail + " [check: op types of the float subgraph against the decomposition]"};
+}
+
 bool class_matches(const char* want, const std::string& got) {
   return std::string(want) == "act" ? is_activation(got) : got == want;
 }
 
 }  // namespace
 
+const RegionRule* region_rule_for(const std::string& quant_class) {
+  for (const RegionRule& r : kRegionRules)
+    if (quant_class == r.quant_class) return &r;
+  return nullptr;
+}
+
 std::optional<FusionGroup> detect_fusion(const FusionContext& c, const MappingEntry& e) {
   if (e.float_ops.empty() || e.quant_ops.empty()) return std::nullopt;
   const std::string quant_class = c.quant_graph.ops[e.quant_ops.front()].cls;
   const Node& quant_primary = c.quant_model.nodes[c.quant_graph.ops[e.quant_ops.front()].primary];
   if (e.float_ops.size() > 1) {
+    if (auto region = region_fusion(c, e)) return region;
+    if (e.float_ops.size() == 2 && c.float_graph.ops[e.float_ops.front()].cls == "transpose" &&
+        c.float_graph.ops[e.float_ops.back()].cls == quant_class)
+      return FusionGroup{"transpose_merge", 0, "consistent",
+                         "a float Transpose feeds the op; the quantized op reads the same producer without one "
+                         "[check: no Transpose between the matched producer and the op on the quantized side]"};
     for (const FusionRule& rule : kRules) {
       if (rule.float_classes.size() != e.float_ops.size() || quant_class != rule.quant_class) continue;
       bool ok = true;
