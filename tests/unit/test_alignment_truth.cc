@@ -212,3 +212,82 @@ BOOST_AUTO_TEST_CASE(alignment_is_deterministic) {
     BOOST_TEST(a.entries[i].confidence == b.entries[i].confidence);
   }
 }
+
+namespace {
+
+// An If whose branches each hold a MatMul with its own weight; the quantized model stores those
+// weights as per-column int8 behind a DequantizeLinear inside the branch.
+onnx::ModelProto branchy_model(bool quantized, std::uint32_t seed, bool else_first = false) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> noise(0.0f, 0.5f);
+  onnx::ModelProto m = identity_model();
+  m.mutable_opset_import(0)->set_version(13);
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  g->clear_input();
+  g->clear_output();
+  add_value_info(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 8});
+  add_value_info(g->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  add_value_info(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 8});
+  onnx::NodeProto branch = make_node("If", {"cond"}, {"Y"}, quantized ? "q_if" : "f_if");
+  for (const char* name : {"then_branch", "else_branch"}) {
+    onnx::GraphProto body;
+    body.set_name(name);
+    std::vector<float> w(64);
+    for (float& v : w) v = noise(rng);
+    const std::string out = std::string(name) + "_y";
+    if (!quantized) {
+      *body.add_initializer() = float_tensor(std::string(name) + "_w", {8, 8}, w);
+      *body.add_node() = make_node("MatMul", {"X", std::string(name) + "_w"}, {out}, std::string(name) + "_mm");
+    } else {
+      std::vector<float> scale(8, 0.0f);
+      for (int k = 0; k < 8; ++k)
+        for (int n = 0; n < 8; ++n) scale[n] = std::max(scale[n], std::fabs(w[k * 8 + n]) / 127.0f);
+      onnx::TensorProto q;
+      q.set_name(std::string(name) + "_wq");
+      q.set_data_type(onnx::TensorProto::INT8);
+      q.add_dims(8);
+      q.add_dims(8);
+      std::string raw(64, '\0');
+      for (int i = 0; i < 64; ++i) raw[i] = static_cast<char>(static_cast<int>(std::nearbyint(w[i] / scale[i % 8])));
+      q.set_raw_data(raw);
+      *body.add_initializer() = q;
+      *body.add_initializer() = float_tensor(std::string(name) + "_ws", {8}, scale);
+      onnx::NodeProto dq = make_node("DequantizeLinear", {std::string(name) + "_wq", std::string(name) + "_ws"},
+                                     {std::string(name) + "_wdq"}, std::string(name) + "_dq");
+      auto* axis = dq.add_attribute();
+      axis->set_name("axis");
+      axis->set_type(onnx::AttributeProto::INT);
+      axis->set_i(1);
+      *body.add_node() = dq;
+      *body.add_node() = make_node("MatMul", {"X", std::string(name) + "_wdq"}, {out}, std::string(name) + "_qmm");
+    }
+    add_value_info(body.add_output(), out, onnx::TensorProto::FLOAT, {1, 8});
+    auto* a = branch.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = body;
+  }
+  if (else_first) std::swap(*branch.mutable_attribute(0), *branch.mutable_attribute(1));
+  *g->add_node() = branch;
+  return m;
+}
+
+}  // namespace
+
+// If/Loop bodies are aligned too: each branch's op with its counterpart in the same branch, found
+// by weight content (the two branches have the same structure, and the quantized model lists them
+// in the other order, so nothing else tells them apart).
+BOOST_AUTO_TEST_CASE(bodies_are_aligned_branch_to_branch) {
+  const Model f = load_bytes(serialize(branchy_model(false, 5)));
+  const Model q = load_bytes(serialize(branchy_model(true, 5, /*else_first=*/true)));
+  const Alignment a = run(f, q);
+  std::map<std::string, std::string> pairs;
+  for (const MappingEntry& e : a.entries)
+    for (NodeId fn : e.float_nodes)
+      for (NodeId qn : e.quant_nodes)
+        if (f.nodes[fn].op_type != "Constant") pairs[f.nodes[fn].id] = q.nodes[qn].id;
+  BOOST_TEST(pairs["then_branch_mm"] == "then_branch_qmm");
+  BOOST_TEST(pairs["else_branch_mm"] == "else_branch_qmm");
+  BOOST_TEST(pairs["f_if"] == "q_if");
+}
