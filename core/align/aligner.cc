@@ -432,21 +432,26 @@ class Aligner {
   }
 
   // 5. Entries, kinds, confidence, fusion groups.
-  // A float Transpose feeding a matched op, where the quantized op reads its input without one:
-  // the layout change was merged into the op (its weight or attributes), so the Transpose joins it.
+  // A float Transpose next to a matched op (feeding it, or reading its output) where the quantized
+  // op has no Transpose on that side: the layout change was merged into the op (its weight, its
+  // operand order or its attributes), so the Transpose joins the op's entry.
   void absorb_merged_transposes() {
     for (LogicalId t = 0; t < f_.g.ops.size(); ++t) {
-      if (f_.match[t] != kUnmatched || f_.op(t).cls != "transpose" || f_.op(t).succs.size() != 1) continue;
-      const LogicalId consumer = f_.op(t).succs.front();
-      if (f_.match[consumer] == kUnmatched || f_.op(consumer).preds.size() > 2) continue;
-      Draft& d = drafts_[f_.match[consumer]];
-      bool quant_has_transpose = false;
-      for (LogicalId q : d.q)
-        for (LogicalId p : q_.op(q).preds) quant_has_transpose |= q_.op(p).cls == "transpose";
-      if (quant_has_transpose) continue;
-      d.f.insert(d.f.begin(), t);
-      f_.match[t] = f_.match[consumer];
-      d.evidence.push_back("float '" + f_.id_of(t) + "' (Transpose) feeds it and the quantized op reads its input without one: merged");
+      if (f_.match[t] != kUnmatched || f_.op(t).cls != "transpose") continue;
+      for (const bool before : {true, false}) {
+        const auto& next = before ? f_.op(t).succs : f_.op(t).preds;
+        if (next.size() != 1 || f_.match[next.front()] == kUnmatched) continue;
+        Draft& d = drafts_[f_.match[next.front()]];
+        bool quant_has_transpose = false;
+        for (LogicalId q : d.q)
+          for (LogicalId n : before ? q_.op(q).preds : q_.op(q).succs) quant_has_transpose |= q_.op(n).cls == "transpose";
+        if (quant_has_transpose) continue;
+        d.f.push_back(t);
+        f_.match[t] = f_.match[next.front()];
+        d.evidence.push_back("float '" + f_.id_of(t) + "' (Transpose) " + (before ? "feeds" : "reads") +
+                             " it and the quantized op has no Transpose there: merged");
+        break;
+      }
     }
   }
 
@@ -512,6 +517,53 @@ class Aligner {
     }
   }
 
+  // A fused op's weights against the float subgraph's: each float weight must be the same weight
+  // as the quantized one, or as a block of channels of it when several were packed together
+  // (Attention's QKV). Float weights are taken in model order.
+  void check_region_weights(const Draft& d, MappingEntry& e) const {
+    const auto& qw = q_.signature[d.q.front()];
+    if (!qw) return;
+    std::vector<LogicalId> weighted;
+    for (LogicalId f : d.f)
+      if (f_.signature[f] && f_.signature[f]->cols == qw->cols) weighted.push_back(f);
+    std::sort(weighted.begin(), weighted.end(), [&](LogicalId a, LogicalId b) { return f_.op(a).primary < f_.op(b).primary; });
+    if (weighted.empty()) return;
+    double worst = 1;
+    std::string what;
+    // One float weight of the same shape (a norm's gamma among its beta and scalars): the best one.
+    double best_single = -1;
+    for (LogicalId f : weighted)
+      if (f_.signature[f]->rows == qw->rows)
+        if (const auto cmp = compare_weights(*f_.signature[f], *qw)) best_single = std::max(best_single, cmp->mean_cosine);
+    if (best_single >= 0) {
+      worst = best_single;
+      what = "the float subgraph's weight of the same shape";
+    } else {
+      // Packed weights are the projections' (matmul) weights, not their bias vectors.
+      weighted.erase(std::remove_if(weighted.begin(), weighted.end(), [&](LogicalId f) { return f_.op(f).cls != "matmul"; }),
+                     weighted.end());
+      std::uint64_t rows = 0;
+      for (LogicalId f : weighted) rows += f_.signature[f]->rows;
+      if (weighted.empty() || rows != qw->rows) return;
+      std::uint64_t at = 0;
+      for (LogicalId f : weighted) {
+        const auto cmp = compare_weight_block(*f_.signature[f], *qw, at);
+        at += f_.signature[f]->rows;
+        worst = std::min(worst, cmp ? cmp->mean_cosine : 0.0);
+      }
+      what = std::to_string(weighted.size()) + " float weights packed side by side";
+    }
+    if (worst >= kSameWeight) {
+      e.weight_agreement = 1;
+      e.confidence = std::max(e.confidence, std::min(0.99, 0.5 + 0.5 * worst));
+      e.evidence.push_back("weight content agrees with " + what + ": per-channel cosine at least " + fixed(worst));
+    } else if (worst < kDifferentWeight) {
+      e.weight_agreement = -1;
+      e.confidence = std::min(e.confidence, 0.25);
+      e.evidence.push_back("weights differ from " + what + ": per-channel cosine " + fixed(worst));
+    }
+  }
+
   MappingEntry make_entry(Draft& d) {
     MappingEntry e;
     e.float_ops = d.f;
@@ -547,7 +599,9 @@ class Aligner {
     // Weights: confirm or contradict the match, whatever found it.
     const auto& fw = f_.signature[d.f.front()];
     const auto& qw = q_.signature[d.q.front()];
-    if (fw && qw) {
+    if (region_rule_for(q_.op(d.q.front()).cls) && d.f.size() > 1) {
+      check_region_weights(d, e);
+    } else if (fw && qw) {
       if (const auto cmp = compare_weights(*fw, *qw)) {
         if (cmp->mean_cosine >= kSameWeight) {
           e.weight_agreement = 1;

@@ -174,11 +174,16 @@ std::optional<FusionGroup> detect_fusion(const FusionContext& c, const MappingEn
   const Node& quant_primary = c.quant_model.nodes[c.quant_graph.ops[e.quant_ops.front()].primary];
   if (e.float_ops.size() > 1) {
     if (auto region = region_fusion(c, e)) return region;
-    if (e.float_ops.size() == 2 && c.float_graph.ops[e.float_ops.front()].cls == "transpose" &&
-        c.float_graph.ops[e.float_ops.back()].cls == quant_class)
+    std::size_t transposes = 0, others = 0;
+    for (LogicalId f : e.float_ops) {
+      const std::string& cls = c.float_graph.ops[f].cls;
+      if (cls == "transpose") ++transposes;
+      else if (cls == quant_class) ++others;
+    }
+    if (transposes > 0 && others == 1 && transposes + others == e.float_ops.size())
       return FusionGroup{"transpose_merge", 0, "consistent",
-                         "a float Transpose feeds the op; the quantized op reads the same producer without one "
-                         "[check: no Transpose between the matched producer and the op on the quantized side]"};
+                         std::to_string(transposes) + " float Transpose(s) around the op, none on the quantized side "
+                         "[check: no Transpose next to the matched op on the quantized side]"};
     for (const FusionRule& rule : kRules) {
       if (rule.float_classes.size() != e.float_ops.size() || quant_class != rule.quant_class) continue;
       bool ok = true;

@@ -281,6 +281,7 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
     if (t == "Gemm") axis = int_attribute(n, "transB", 0) != 0 ? 0 : 1;
     else if (t == "ConvTranspose") axis = 1;
     else if (op.cls == "matmul") axis = (input(n, 1) == op.weight) ? -1 : -2;
+    else if (op.cls == "attention") axis = -1;  // packed QKV [hidden, 3 * hidden]: output columns
   }
   if (!view) return std::nullopt;
   const std::uint64_t count = element_count_of(view->dims);
@@ -335,15 +336,16 @@ std::optional<double> signature_similarity(const WeightDigest& a, const WeightDi
   return total / a.signature_rows;
 }
 
-std::optional<WeightComparison> compare_weights(const WeightDigest& f, const WeightDigest& q) {
-  if (f.rows != q.rows || f.cols != q.cols || f.channel_cols != q.channel_cols || f.rows == 0) return std::nullopt;
+std::optional<WeightComparison> compare_weight_block(const WeightDigest& f, const WeightDigest& q, std::uint64_t first_row) {
+  if (f.cols != q.cols || f.channel_cols != q.channel_cols || f.rows == 0 || first_row + f.rows > q.rows) return std::nullopt;
   WeightComparison out;
   out.ratio.resize(f.rows);
   double cos_sum = 0;
   out.min_cosine = 1;
   for (std::uint64_t r = 0; r < f.rows; ++r) {
-    const std::size_t at = static_cast<std::size_t>(r) * f.channel_cols;
-    const RowSums sums = row_sums(&f.channels[at], &q.channels[at], f.channel_cols);
+    const std::size_t fa = static_cast<std::size_t>(r) * f.channel_cols;
+    const std::size_t qa = static_cast<std::size_t>(first_row + r) * q.channel_cols;
+    const RowSums sums = row_sums(&f.channels[fa], &q.channels[qa], f.channel_cols);
     const double cosine = sums.cosine();
     cos_sum += cosine;
     out.min_cosine = std::min(out.min_cosine, cosine);
@@ -354,6 +356,11 @@ std::optional<WeightComparison> compare_weights(const WeightDigest& f, const Wei
   out.ratio_max = *std::max_element(out.ratio.begin(), out.ratio.end());
   out.constant_ratio = out.ratio_min > 0 && out.ratio_max / out.ratio_min < 1.02;
   return out;
+}
+
+std::optional<WeightComparison> compare_weights(const WeightDigest& f, const WeightDigest& q) {
+  if (f.rows != q.rows) return std::nullopt;
+  return compare_weight_block(f, q, 0);
 }
 
 }  // namespace vq

@@ -55,4 +55,9 @@ struct WeightComparison {
 // Per-channel comparison over the samples (same shape required).
 std::optional<WeightComparison> compare_weights(const WeightDigest& float_weight, const WeightDigest& quant_weight);
 
+// Channels [first_row, first_row + float_weight.rows) of a packed quantized weight against one
+// float weight (fused ops pack several: Attention's QKV weight is Wq, Wk, Wv side by side).
+std::optional<WeightComparison> compare_weight_block(const WeightDigest& float_weight, const WeightDigest& quant_weight,
+                                                     std::uint64_t first_row);
+
 }  // namespace vq

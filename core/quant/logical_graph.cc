@@ -230,6 +230,19 @@ class Builder {
     if (std::find(list.begin(), list.end(), id) == list.end()) list.push_back(id);
   }
 
+  // Elements of a constant value: its stored tensor's, through DequantizeLinear/Cast/Transpose and
+  // other single-source preparations (they keep the element count).
+  std::uint64_t constant_size(ValueId v) const {
+    for (int depth = 0; v != kNone && depth < 16; ++depth) {
+      const TensorId t = stored_tensor(m_, v);
+      if (t != kNone) return m_.tensors[t].element_count;
+      const NodeId p = m_.values[v].producer;
+      if (p == kNone || node(p).inputs.empty()) return 1;
+      v = node(p).inputs[0];
+    }
+    return 1;
+  }
+
   ValueId main_weight(const Node& n) const {
     auto input = [&](std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : kNone; };
     const std::string& op = n.op_type;
@@ -245,8 +258,7 @@ class Builder {
       std::uint64_t best = 0;
       for (ValueId in : n.inputs) {
         if (in == kNone || !constant_[in]) continue;
-        const TensorId t = stored_tensor(m_, in);
-        const std::uint64_t count = t == kNone ? 1 : m_.tensors[t].element_count;
+        const std::uint64_t count = constant_size(in);
         if (count > best) {
           best = count;
           w = in;
