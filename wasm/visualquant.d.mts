@@ -97,6 +97,18 @@ export interface FusionGroup {
   detail: string;
 }
 
+/** How one tensor of an op is quantized. */
+export interface TensorQuantization {
+  type: string;
+  granularity: 'per_tensor' | 'per_channel' | 'blocked' | 'dynamic' | 'implied';
+  axis: number;
+  block_size: number;
+  scale_count: number;
+  /** The first 4096 scales and zero points. */
+  scales: number[];
+  zero_points: number[];
+}
+
 export interface LogicalOp {
   id: number;
   class: string;
@@ -107,6 +119,13 @@ export interface LogicalOp {
   succs: number[];
   quantized: boolean;
   weight?: { stored_type: string; channels: number; per_channel: number; dequantized: boolean };
+  /** Present on quantized ops: weight, bias, each data input and the output (null where float). */
+  quantization?: {
+    weight: TensorQuantization | null;
+    bias: TensorQuantization | null;
+    inputs: Array<TensorQuantization | null>;
+    output: TensorQuantization | null;
+  };
 }
 
 /** The `visualquant.compare` report, version 1. */

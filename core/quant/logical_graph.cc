@@ -220,8 +220,9 @@ class Builder {
       std::sort(op.nodes.begin(), op.nodes.end());
       for (NodeId n : op.nodes) {
         const auto role = quant_op_role(node(n).domain, node(n).op_type);
-        if (fold_[n] == Fold::Quant || fold_[n] == Fold::Rescale || (role && fold_[n] != Fold::Constant))
-          op.quantized = true;
+        // Any quantization node serving it counts, a DequantizeLinear of its weight included
+        // (weight-only quantization).
+        if (fold_[n] == Fold::Quant || fold_[n] == Fold::Rescale || role) op.quantized = true;
       }
     }
   }

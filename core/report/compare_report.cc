@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "align/weight_signature.h"
+#include "quant/quant_annotations.h"
 #include "quant/quant_forms.h"
 
 namespace vq {
@@ -35,6 +36,26 @@ json side_summary(const CompareSide& s) {
           {"quantization_forms", forms}};
 }
 
+json tensor_quant_json(const std::optional<TensorQuantization>& q) {
+  if (!q) return nullptr;
+  json scales = json::array(), zero_points = json::array();
+  for (double v : q->scales) scales.push_back(v);
+  for (double v : q->zero_points) zero_points.push_back(v);
+  return {{"type", q->type},        {"granularity", q->granularity}, {"axis", q->axis},
+          {"block_size", q->block_size}, {"scale_count", q->scale_count}, {"scales", scales},
+          {"zero_points", zero_points}};
+}
+
+json op_quantization_json(const Model& m, const LogicalOp& op) {
+  const OpQuantization q = annotate_quantization(m, op);
+  json inputs = json::array();
+  for (const auto& in : q.inputs) inputs.push_back(tensor_quant_json(in));
+  return {{"weight", tensor_quant_json(q.weight)},
+          {"bias", tensor_quant_json(q.bias)},
+          {"inputs", inputs},
+          {"output", tensor_quant_json(q.output)}};
+}
+
 json logical_graph_json(const CompareSide& s) {
   json ops = json::array();
   for (LogicalId id = 0; id < s.logical.ops.size(); ++id) {
@@ -50,6 +71,7 @@ json logical_graph_json(const CompareSide& s) {
                   {"preds", preds},
                   {"succs", succs},
                   {"quantized", op.quantized}};
+    if (op.quantized) entry["quantization"] = op_quantization_json(s.model, op);
     if (const auto& w = s.weights[id])
       entry["weight"] = {{"stored_type", w->stored_type}, {"channels", w->rows}, {"per_channel", w->cols},
                          {"dequantized", w->dequantized}};
