@@ -8,6 +8,7 @@
 
 #include "align/weight_signature.h"
 #include "quant/constant_eval.h"
+#include "quant/quant_annotations.h"
 #include "quant/quant_forms.h"
 #include "util/format.h"
 
@@ -115,6 +116,23 @@ Verdict verify_weight_kept(const FusionContext& c, const MappingEntry& e) {
           "per-channel cosine of dequantised vs float weight: mean " + fixed(cmp->mean_cosine) + ", min " + fixed(cmp->min_cosine)};
 }
 
+// DQ→op→Q island vs QLinear op: the scales of the island's input DQ and output Q must be the
+// QLinear op's input and output scales.
+Verdict verify_island_scales(const FusionContext& c, const MappingEntry& e) {
+  const OpQuantization island = annotate_quantization(c.float_model, c.float_graph.ops[e.float_ops.front()]);
+  const OpQuantization qlinear = annotate_quantization(c.quant_model, c.quant_graph.ops[e.quant_ops.front()]);
+  auto same = [](const std::optional<TensorQuantization>& a, const std::optional<TensorQuantization>& b) {
+    return a && b && !a->scales.empty() && a->scales == b->scales && a->zero_points == b->zero_points;
+  };
+  const bool input_same = !island.inputs.empty() && !qlinear.inputs.empty() && same(island.inputs[0], qlinear.inputs[0]);
+  const bool output_same = same(island.output, qlinear.output);
+  const std::string detail = std::string("input scale and zero point ") + (input_same ? "equal" : "differ") +
+                             ", output scale and zero point " + (output_same ? "equal" : "differ");
+  if (input_same && output_same) return {"verified", detail};
+  if (!island.output || !qlinear.output) return {"unverifiable", detail + " (an output is not quantized)"};
+  return {"mismatch", detail};
+}
+
 const FusionRule kRules[] = {
     {"conv_batchnorm_activation_fold", {"conv", "batchnorm", "act"}, "conv", verify_batchnorm_fold,
      "quantized/float weight ratio per channel equals gamma/sqrt(var+eps)"},
@@ -205,6 +223,18 @@ std::optional<FusionGroup> detect_fusion(const FusionContext& c, const MappingEn
   if (t == "MatMulNBits") {
     const Verdict v = verify_weight_kept(c, e);
     return FusionGroup{"matmul_to_matmulnbits", 0, v.verification, v.detail + " [check: weight direction per channel]"};
+  }
+  if (t.rfind("QLinear", 0) == 0 || t == "QGemm") {
+    // A QLinear op stands for the float op between its quantized input and output. When the first
+    // model is itself QDQ, the op was a DQ→op→Q island there: the island's scales must be the
+    // QLinear op's. Otherwise the weight (if any) must point the same way.
+    const LogicalOp& first = c.float_graph.ops[e.float_ops.front()];
+    const Verdict v = first.quantized ? verify_island_scales(c, e)
+                      : c.quant_weights[e.quant_ops.front()] ? verify_weight_kept(c, e)
+                                                             : Verdict{"consistent", "same op class, run on quantized data"};
+    return FusionGroup{first.quantized ? "qdq_island_to_qlinear" : "op_to_qlinear", 0, v.verification,
+                       v.detail + (first.quantized ? " [check: input and output scales of the island against the QLinear op's]"
+                                                   : " [check: weight direction per channel, where there is a weight]")};
   }
   return std::nullopt;
 }

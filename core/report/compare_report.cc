@@ -88,7 +88,13 @@ bool weighted_class(const std::string& cls) {
 
 std::size_t quantization_score(const Model& m) {
   std::size_t score = 0;
-  for (const Node& n : m.nodes) score += quant_op_role(n.domain, n.op_type).has_value() ? 1 : 0;
+  // Ops that compute on quantized data weigh more than Q/DQ around float ops, so that of a QDQ
+  // model and a QOperator model the QOperator one is the "more quantized" side.
+  for (const Node& n : m.nodes) {
+    const auto role = quant_op_role(n.domain, n.op_type);
+    if (!role) continue;
+    score += (*role == QuantOpRole::QLinear || *role == QuantOpRole::Integer || *role == QuantOpRole::WeightOnlyOp) ? 3 : 1;
+  }
   for (const Tensor& t : m.tensors) {
     const ElementType e = t.type->type;
     if (t.element_count > 1 && (e == ElementType::Int8 || e == ElementType::Uint8 || e == ElementType::Int4 ||

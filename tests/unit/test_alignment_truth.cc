@@ -12,6 +12,7 @@
 #include <set>
 
 #include "align/alignment.h"
+#include "report/compare_report.h"
 #include "quant/logical_graph.h"
 #include "unit/test_support.h"
 
@@ -290,4 +291,49 @@ BOOST_AUTO_TEST_CASE(bodies_are_aligned_branch_to_branch) {
   BOOST_TEST(pairs["then_branch_mm"] == "then_branch_qmm");
   BOOST_TEST(pairs["else_branch_mm"] == "else_branch_qmm");
   BOOST_TEST(pairs["f_if"] == "q_if");
+}
+
+// A QDQ model against its QOperator form: each DQ→op→Q island is one QLinear op, and the island's
+// input and output scales are the QLinear op's.
+BOOST_AUTO_TEST_CASE(qdq_islands_match_their_qlinear_ops) {
+  auto scalar = [](const std::string& name, float v) { return float_tensor(name, {}, {v}); };
+  auto zero_point = [](const std::string& name, int v) {
+    onnx::TensorProto t;
+    t.set_name(name);
+    t.set_data_type(onnx::TensorProto::UINT8);
+    t.set_raw_data(std::string(1, static_cast<char>(v)));
+    return t;
+  };
+  auto base = [&](onnx::GraphProto* g) {
+    g->clear_node();
+    g->clear_input();
+    g->clear_output();
+    add_value_info(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 4, 8, 8});
+    add_value_info(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 4, 1, 1});
+    *g->add_initializer() = scalar("xs", 0.05f);
+    *g->add_initializer() = zero_point("xz", 128);
+    *g->add_initializer() = scalar("ys", 0.02f);
+    *g->add_initializer() = zero_point("yz", 100);
+  };
+  onnx::ModelProto qdq = identity_model();
+  base(qdq.mutable_graph());
+  for (const auto& n : {make_node("QuantizeLinear", {"X", "xs", "xz"}, {"xq"}), make_node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}),
+                        make_node("GlobalAveragePool", {"xd"}, {"p"}, "gap"), make_node("QuantizeLinear", {"p", "ys", "yz"}, {"pq"}),
+                        make_node("DequantizeLinear", {"pq", "ys", "yz"}, {"Y"})})
+    *qdq.mutable_graph()->add_node() = n;
+  onnx::ModelProto qop = identity_model();
+  base(qop.mutable_graph());
+  auto* ms = qop.add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  onnx::NodeProto pool = make_node("QLinearGlobalAveragePool", {"xq", "xs", "xz", "ys", "yz"}, {"pq"}, "gap_quant");
+  pool.set_domain("com.microsoft");
+  for (const auto& n : {make_node("QuantizeLinear", {"X", "xs", "xz"}, {"xq"}), pool, make_node("DequantizeLinear", {"pq", "ys", "yz"}, {"Y"})})
+    *qop.mutable_graph()->add_node() = n;
+
+  const auto report = compare_models(load_bytes(serialize(qop)), load_bytes(serialize(qdq)), "qop.onnx", "qdq.onnx");
+  BOOST_TEST(report["argument_order_swapped"] == true, "the QOperator model is the more quantized side");
+  BOOST_REQUIRE(report["fusions"].size() == 1u);
+  BOOST_TEST(report["fusions"][0]["pattern"] == "qdq_island_to_qlinear");
+  BOOST_TEST(report["fusions"][0]["verification"] == "verified");
 }
