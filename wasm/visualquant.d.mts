@@ -104,9 +104,12 @@ export interface TensorQuantization {
   axis: number;
   block_size: number;
   scale_count: number;
-  /** The first 4096 scales and zero points. */
-  scales: number[];
-  zero_points: number[];
+  /** [min, max] over all scales / zero points (null when there are none). */
+  scale_range: [number, number] | null;
+  zero_point_range: [number, number] | null;
+  /** Listed when there are at most 16. */
+  scales?: number[];
+  zero_points?: number[];
 }
 
 export interface LogicalOp {

@@ -36,14 +36,24 @@ json side_summary(const CompareSide& s) {
           {"quantization_forms", forms}};
 }
 
+// Scales and zero points are summarised (range) and listed only when short: the report stays
+// small for big models; full per-channel series belong to the per-layer detail, asked for lazily.
+constexpr std::size_t kListedInReport = 16;
+
 json tensor_quant_json(const std::optional<TensorQuantization>& q) {
   if (!q) return nullptr;
-  json scales = json::array(), zero_points = json::array();
-  for (double v : q->scales) scales.push_back(v);
-  for (double v : q->zero_points) zero_points.push_back(v);
-  return {{"type", q->type},        {"granularity", q->granularity}, {"axis", q->axis},
-          {"block_size", q->block_size}, {"scale_count", q->scale_count}, {"scales", scales},
-          {"zero_points", zero_points}};
+  json out = {{"type", q->type}, {"granularity", q->granularity}, {"axis", q->axis},
+              {"block_size", q->block_size}, {"scale_count", q->scale_count}};
+  auto range = [](const std::vector<double>& v) {
+    if (v.empty()) return json(nullptr);
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return json::array({*lo, *hi});
+  };
+  out["scale_range"] = range(q->scales);
+  out["zero_point_range"] = range(q->zero_points);
+  if (q->scales.size() <= kListedInReport) out["scales"] = q->scales;
+  if (q->zero_points.size() <= kListedInReport) out["zero_points"] = q->zero_points;
+  return out;
 }
 
 json op_quantization_json(const Model& m, const LogicalOp& op) {
