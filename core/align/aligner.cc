@@ -4,7 +4,6 @@
 #include <deque>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "align/alignment.h"
 #include "align/fusion_rules.h"
@@ -166,17 +165,11 @@ class Aligner {
     }
   }
 
-  bool quant_keeps(const Draft& d, const std::string& cls) const {
-    for (LogicalId q : d.q)
-      for (LogicalId s : q_.op(q).succs)
-        if (q_.match[s] == kUnmatched && q_.op(s).cls == cls) return true;
-    return false;
-  }
-
-  bool float_keeps(const Draft& d, const std::string& cls) const {
-    for (LogicalId f : d.f)
-      for (LogicalId s : f_.op(f).succs)
-        if (f_.match[s] == kUnmatched && f_.op(s).cls == cls) return true;
+  // Whether one side still has an unmatched op of `cls` right after the draft's ops there.
+  static bool keeps(const Side& side, const std::vector<LogicalId>& ops, const std::string& cls) {
+    for (LogicalId o : ops)
+      for (LogicalId s : side.op(o).succs)
+        if (side.match[s] == kUnmatched && side.op(s).cls == cls) return true;
     return false;
   }
 
@@ -191,7 +184,7 @@ class Aligner {
       const LogicalId s = succs[0];
       const std::string& cls = q_.op(s).cls;
       if (q_.match[s] != kUnmatched || q_.op(s).preds.size() != 1 || (cls != "mul" && cls != "div")) return;
-      if (q_.op(s).weight == kNone || float_keeps(draft, cls)) return;
+      if (q_.op(s).weight == kNone || keeps(f_, draft.f, cls)) return;
       draft.q.push_back(s);
       q_.match[s] = d;
       draft.evidence.push_back("quantized '" + q_.id_of(s) + "' (" + q_.m.nodes[q_.op(s).primary].op_type +
@@ -212,7 +205,7 @@ class Aligner {
       const std::string& cls = f_.op(s).cls;
       if (!may_fuse_into(f_.op(tail).cls, cls) && !may_fuse_into(f_.op(draft.f.front()).cls, cls)) return;
       if (cls == "add" && f_.op(s).weight == kNone) return;  // only a bias Add becomes part of a Gemm
-      if (quant_keeps(draft, cls)) return;
+      if (keeps(q_, draft.q, cls)) return;
       draft.f.push_back(s);
       f_.match[s] = d;
       draft.evidence.push_back("float '" + f_.id_of(s) + "' (" + f_.m.nodes[f_.op(s).primary].op_type +

@@ -16,108 +16,14 @@ constexpr std::uint32_t kChannelCols = 16;
 constexpr std::uint32_t kSignatureCols = 64;
 constexpr std::uint32_t kSignatureRows = 32;
 
-// A weight as the op sees it, readable element by element (row-major flat index); views over
-// stored bytes also read contiguous runs in one pass (`read`), which is what keeps sampling fast.
-struct WeightView {
-  std::vector<std::int64_t> dims;
-  std::function<double(std::uint64_t)> at;
-  std::string stored_type;
-  bool dequantized = false;
-  std::function<void(std::uint64_t, std::size_t, double*)> read;  // optional
-
-  void read_run(std::uint64_t first, std::size_t count, double* out) const {
-    if (read) read(first, count, out);
-    else
-      for (std::size_t i = 0; i < count; ++i) out[i] = at(first + i);
-  }
-};
-
-ValueId input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : kNone; }
-
-std::optional<WeightView> stored_view(const Model& m, TensorId t) {
-  const Tensor& tensor = m.tensors[t];
-  if (tensor.type->kind == ElementKind::String || tensor.type->kind == ElementKind::Complex || tensor.element_count == 0)
-    return std::nullopt;
-  auto reader = std::make_shared<ElementReader>(m, tensor);
-  return WeightView{tensor.dims, [reader](std::uint64_t i) { return reader->at(i); }, tensor.type->name, false,
-                    [reader](std::uint64_t first, std::size_t n, double* out) { reader->read(first, n, out); }};
-}
-
-std::optional<WeightView> dequantized_view(const Model& m, ValueId x, ValueId scale, ValueId zp, std::int64_t axis,
-                                           std::int64_t block_size) {
-  const TensorId xt = stored_tensor(m, x), st = stored_tensor(m, scale), zt = stored_tensor(m, zp);
-  if (xt == kNone || st == kNone) return std::nullopt;
-  DequantizeParams p;
-  p.scale = &m.tensors[st];
-  p.zero_point = zt == kNone ? nullptr : &m.tensors[zt];
-  p.axis = axis;
-  p.block_size = block_size;
-  try {
-    auto dq = std::make_shared<ElementDequantizer>(m, m.tensors[xt], p);
-    return WeightView{m.tensors[xt].dims, [dq](std::uint64_t i) { return dq->at(i); }, m.tensors[xt].type->name, true,
-                      [dq](std::uint64_t first, std::size_t n, double* out) { dq->read(first, n, out); }};
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
-// Through the nodes exporters put between a stored weight and its op.
-std::optional<WeightView> value_view(const Model& m, ValueId v, int depth = 0) {
-  if (v == kNone || depth > 16) return std::nullopt;
-  while (m.values[v].kind == ValueKind::OuterScope) v = m.values[v].outer;
-  const Value& value = m.values[v];
-  if (value.tensor != kNone) return stored_view(m, value.tensor);
-  if (value.producer == kNone) return std::nullopt;
-  const Node& n = m.nodes[value.producer];
-  if (n.inputs.empty()) return std::nullopt;
-  if (n.op_type.find("DequantizeLinear") != std::string::npos)
-    return dequantized_view(m, input(n, 0), input(n, 1), input(n, 2), int_attribute(n, "axis", 1), int_attribute(n, "block_size", 0));
-  if (!n.domain.empty()) return std::nullopt;
-  if (n.op_type == "Cast" || n.op_type == "Identity") return value_view(m, n.inputs[0], depth + 1);
-  if (n.op_type == "Reshape" || n.op_type == "Flatten" || n.op_type == "Squeeze" || n.op_type == "Unsqueeze") {
-    auto in = value_view(m, n.inputs[0], depth + 1);
-    const auto dims = declared_shape(value);
-    if (!in || !dims || element_count_of(*dims) != element_count_of(in->dims)) return std::nullopt;
-    in->dims = *dims;
-    return in;
-  }
-  if (n.op_type == "Transpose") {
-    auto in = value_view(m, n.inputs[0], depth + 1);
-    if (!in) return std::nullopt;
-    std::vector<std::int64_t> perm = ints_attribute(n, "perm");
-    const std::size_t rank = in->dims.size();
-    if (perm.empty())
-      for (std::size_t i = 0; i < rank; ++i) perm.push_back(static_cast<std::int64_t>(rank - 1 - i));
-    if (perm.size() != rank) return std::nullopt;
-    std::vector<std::int64_t> out_dims(rank);
-    for (std::size_t i = 0; i < rank; ++i) out_dims[i] = in->dims[static_cast<std::size_t>(perm[i])];
-    std::vector<std::uint64_t> in_strides(rank, 1);
-    for (std::size_t i = rank; i-- > 1;) in_strides[i - 1] = in_strides[i] * static_cast<std::uint64_t>(in->dims[i]);
-    auto source = in->at;
-    in->at = [source, out_dims, in_strides, perm](std::uint64_t flat) {
-      std::uint64_t src = 0;
-      for (std::size_t i = out_dims.size(); i-- > 0;) {
-        const auto d = static_cast<std::uint64_t>(out_dims[i]);
-        src += (flat % d) * in_strides[static_cast<std::size_t>(perm[i])];
-        flat /= d;
-      }
-      return source(src);
-    };
-    in->dims = out_dims;
-    in->read = nullptr;  // no longer contiguous
-    return in;
-  }
-  return std::nullopt;
-}
-
 // Integer ops carry no weight scale of their own (it sits in the rescale Mul): codes minus zero
 // point are the weight up to a per-channel factor, which the comparison ignores.
-std::optional<WeightView> integer_view(const Model& m, const Node& n, bool per_last_axis) {
-  const TensorId bt = stored_tensor(m, input(n, 1));
+std::optional<ConstantView> integer_view(const Model& m, const Node& n, bool per_last_axis) {
+  const TensorId bt = stored_tensor(m, node_input(n, 1));
   if (bt == kNone) return std::nullopt;
   auto codes = stored_view(m, bt);
   if (!codes) return std::nullopt;
-  const TensorId zt = stored_tensor(m, input(n, 3));
+  const TensorId zt = stored_tensor(m, node_input(n, 3));
   std::vector<double> zp = zt == kNone ? std::vector<double>{0.0} : tensor_values(m, m.tensors[zt]);
   if (zp.empty()) zp = {0.0};
   const std::uint64_t count = element_count_of(codes->dims);
@@ -136,10 +42,10 @@ std::optional<WeightView> integer_view(const Model& m, const Node& n, bool per_l
 
 // MatMulNBits: B [N, k_blocks, blob] of unsigned codes, least significant bits first; scales
 // [N * k_blocks]; zero points packed like B or in A's type; default 2^(bits-1). Viewed as [N, K].
-std::optional<WeightView> matmulnbits_view(const Model& m, const Node& n) {
+std::optional<ConstantView> matmulnbits_view(const Model& m, const Node& n) {
   const std::int64_t K = int_attribute(n, "K", 0), N = int_attribute(n, "N", 0);
   const std::int64_t bits = int_attribute(n, "bits", 4), block = int_attribute(n, "block_size", 0);
-  const TensorId bt = stored_tensor(m, input(n, 1)), st = stored_tensor(m, input(n, 2)), zt = stored_tensor(m, input(n, 3));
+  const TensorId bt = stored_tensor(m, node_input(n, 1)), st = stored_tensor(m, node_input(n, 2)), zt = stored_tensor(m, node_input(n, 3));
   if (bt == kNone || st == kNone || K <= 0 || N <= 0 || block <= 0 || bits < 2 || bits > 8) return std::nullopt;
   const std::int64_t blocks = (K + block - 1) / block;
   const auto row_bytes = static_cast<std::uint64_t>(blocks * block * bits / 8);
@@ -159,7 +65,7 @@ std::optional<WeightView> matmulnbits_view(const Model& m, const Node& n) {
     if (bit % 8 + static_cast<std::uint64_t>(bits) > 8) word |= static_cast<std::uint32_t>(base[bit / 8 + 1]) << 8;
     return static_cast<double>((word >> (bit % 8)) & ((1u << bits) - 1u));
   };
-  WeightView v;
+  ConstantView v;
   v.dims = {N, K};
   v.stored_type = bits == 4 ? "uint4" : "uint" + std::to_string(bits);
   v.dequantized = true;
@@ -222,7 +128,7 @@ std::vector<std::uint64_t> sampled_columns(std::uint64_t cols, std::uint32_t n) 
 // out[i * cols.size() + j] = element (rows[i], cols[j]), read in contiguous runs where the layout
 // allows it.
 template <typename T>
-void sample(const WeightView& v, const Layout& l, const std::vector<std::uint64_t>& rows,
+void sample(const ConstantView& v, const Layout& l, const std::vector<std::uint64_t>& rows,
             const std::vector<std::uint64_t>& cols, T* out) {
   const std::size_t width = cols.size();
   std::vector<double> run;
@@ -259,28 +165,28 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
   if (op.weight == kNone) return std::nullopt;
   const Node& n = m.nodes[op.primary];
   const std::string& t = n.op_type;
-  std::optional<WeightView> view;
+  std::optional<ConstantView> view;
   std::int64_t axis = 0;  // output-channel axis of the weight as the op sees it
   if (t == "MatMulNBits") {
     view = matmulnbits_view(m, n);
   } else if (t == "QLinearConv") {
-    view = dequantized_view(m, input(n, 3), input(n, 4), input(n, 5), 0, 0);
+    view = dequantized_view(m, node_input(n, 3), node_input(n, 4), node_input(n, 5), 0, 0);
   } else if (t == "QLinearMatMul") {
-    view = dequantized_view(m, input(n, 3), input(n, 4), input(n, 5), -1, 0);
+    view = dequantized_view(m, node_input(n, 3), node_input(n, 4), node_input(n, 5), -1, 0);
     axis = -1;
   } else if (t == "QGemm") {
     axis = int_attribute(n, "transB", 0) != 0 ? 0 : 1;
-    view = dequantized_view(m, input(n, 3), input(n, 4), input(n, 5), axis, 0);
+    view = dequantized_view(m, node_input(n, 3), node_input(n, 4), node_input(n, 5), axis, 0);
   } else if (t == "ConvInteger") {
     view = integer_view(m, n, false);
   } else if (t == "MatMulInteger") {
     view = integer_view(m, n, true);
     axis = -1;
   } else {
-    view = value_view(m, op.weight);
+    view = constant_view(m, op.weight);
     if (t == "Gemm") axis = int_attribute(n, "transB", 0) != 0 ? 0 : 1;
     else if (t == "ConvTranspose") axis = 1;
-    else if (op.cls == "matmul") axis = (input(n, 1) == op.weight) ? -1 : -2;
+    else if (op.cls == "matmul") axis = (node_input(n, 1) == op.weight) ? -1 : -2;
     else if (op.cls == "attention") axis = -1;  // packed QKV [hidden, 3 * hidden]: output columns
   }
   if (!view) return std::nullopt;

@@ -1,6 +1,6 @@
 #include "quant/constant_eval.h"
 
-#include <numeric>
+#include <memory>
 
 #include "onnx/onnx_pb.h"
 #include "quant/dequantize.h"
@@ -8,30 +8,6 @@
 #include "util/error.h"
 
 namespace vq {
-namespace {
-
-std::vector<double> transpose(const std::vector<double>& in, const std::vector<std::int64_t>& dims,
-                              const std::vector<std::int64_t>& perm, std::vector<std::int64_t>& out_dims) {
-  const std::size_t rank = dims.size();
-  out_dims.resize(rank);
-  for (std::size_t i = 0; i < rank; ++i) out_dims[i] = dims[static_cast<std::size_t>(perm[i])];
-  std::vector<std::uint64_t> in_strides(rank, 1);
-  for (std::size_t i = rank; i-- > 1;) in_strides[i - 1] = in_strides[i] * static_cast<std::uint64_t>(dims[i]);
-  std::vector<double> out(in.size());
-  std::vector<std::int64_t> index(rank, 0);
-  for (std::size_t flat = 0; flat < out.size(); ++flat) {
-    std::uint64_t src = 0;
-    for (std::size_t i = 0; i < rank; ++i) src += static_cast<std::uint64_t>(index[i]) * in_strides[static_cast<std::size_t>(perm[i])];
-    out[flat] = in[src];
-    for (std::size_t i = rank; i-- > 0;) {
-      if (++index[i] < out_dims[i]) break;
-      index[i] = 0;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 std::optional<std::vector<std::int64_t>> declared_shape(const Value& v) {
   if (!v.type.has_shape) return std::nullopt;
@@ -48,6 +24,8 @@ std::uint64_t element_count_of(const std::vector<std::int64_t>& dims) {
   for (auto d : dims) n *= static_cast<std::uint64_t>(d < 0 ? 0 : d);
   return n;
 }
+
+ValueId node_input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : kNone; }
 
 TensorId stored_tensor(const Model& m, ValueId v) {
   while (v != kNone && m.values[v].kind == ValueKind::OuterScope) v = m.values[v].outer;
@@ -66,78 +44,97 @@ std::vector<std::int64_t> ints_attribute(const Node& node, const std::string& na
   return {};
 }
 
-std::optional<ConstantValue> evaluate_constant(const Model& m, ValueId v, std::uint64_t max_elements) {
-  if (v == kNone) return std::nullopt;
-  while (m.values[v].kind == ValueKind::OuterScope) v = m.values[v].outer;
-  const Value& value = m.values[v];
-  if (value.tensor != kNone) {
-    const Tensor& t = m.tensors[value.tensor];
-    if (t.type->kind == ElementKind::String || t.type->kind == ElementKind::Complex || t.element_count > max_elements)
-      return std::nullopt;
-    ConstantValue c;
-    c.dims = t.dims;
-    c.values = tensor_values(m, t);
-    c.stored_type = t.type->name;
-    c.source = value.tensor;
-    return c;
-  }
-  if (value.producer == kNone) return std::nullopt;
-  const Node& n = m.nodes[value.producer];
-  if (n.inputs.empty()) return std::nullopt;
-  const auto role = quant_op_role(n.domain, n.op_type);
+
+std::optional<ConstantView> stored_view(const Model& m, TensorId t) {
+  const Tensor& tensor = m.tensors[t];
+  if (tensor.type->kind == ElementKind::String || tensor.type->kind == ElementKind::Complex || tensor.element_count == 0)
+    return std::nullopt;
+  auto reader = std::make_shared<ElementReader>(m, tensor);
+  return ConstantView{tensor.dims, [reader](std::uint64_t i) { return reader->at(i); }, tensor.type->name, false,
+                    [reader](std::uint64_t first, std::size_t n, double* out) { reader->read(first, n, out); }};
+}
+
+std::optional<ConstantView> dequantized_view(const Model& m, ValueId x, ValueId scale, ValueId zp, std::int64_t axis,
+                                           std::int64_t block_size) {
+  const TensorId xt = stored_tensor(m, x), st = stored_tensor(m, scale), zt = stored_tensor(m, zp);
+  if (xt == kNone || st == kNone) return std::nullopt;
+  DequantizeParams p;
+  p.scale = &m.tensors[st];
+  p.zero_point = zt == kNone ? nullptr : &m.tensors[zt];
+  p.axis = axis;
+  p.block_size = block_size;
   try {
-    if (role == QuantOpRole::Dequantize) {
-      const TensorId x = stored_tensor(m, n.inputs[0]);
-      const TensorId scale = n.inputs.size() > 1 ? stored_tensor(m, n.inputs[1]) : kNone;
-      const TensorId zp = n.inputs.size() > 2 ? stored_tensor(m, n.inputs[2]) : kNone;
-      if (x == kNone || scale == kNone || m.tensors[x].element_count > max_elements) return std::nullopt;
-      DequantizeParams p;
-      p.scale = &m.tensors[scale];
-      p.zero_point = zp == kNone ? nullptr : &m.tensors[zp];
-      p.axis = int_attribute(n, "axis", 1);
-      p.block_size = int_attribute(n, "block_size", 0);
-      ConstantValue c;
-      c.dims = m.tensors[x].dims;
-      c.values = dequantize_linear(m, m.tensors[x], p);
-      c.stored_type = m.tensors[x].type->name;
-      c.dequantized = true;
-      c.source = x;
-      return c;
-    }
+    auto dq = std::make_shared<ElementDequantizer>(m, m.tensors[xt], p);
+    return ConstantView{m.tensors[xt].dims, [dq](std::uint64_t i) { return dq->at(i); }, m.tensors[xt].type->name, true,
+                      [dq](std::uint64_t first, std::size_t n, double* out) { dq->read(first, n, out); }};
   } catch (const Error&) {
     return std::nullopt;
   }
-  const std::string& op = n.op_type;
+}
+
+// Through the nodes exporters put between a stored weight and its op.
+std::optional<ConstantView> constant_view(const Model& m, ValueId v, int depth) {
+  if (v == kNone || depth > 16) return std::nullopt;
+  while (m.values[v].kind == ValueKind::OuterScope) v = m.values[v].outer;
+  const Value& value = m.values[v];
+  if (value.tensor != kNone) return stored_view(m, value.tensor);
+  if (value.producer == kNone) return std::nullopt;
+  const Node& n = m.nodes[value.producer];
+  if (n.inputs.empty()) return std::nullopt;
+  if (quant_op_role(n.domain, n.op_type) == QuantOpRole::Dequantize)
+    return dequantized_view(m, node_input(n, 0), node_input(n, 1), node_input(n, 2), int_attribute(n, "axis", 1), int_attribute(n, "block_size", 0));
   if (!n.domain.empty()) return std::nullopt;
-  if (op == "Cast" || op == "Identity") return evaluate_constant(m, n.inputs[0], max_elements);
-  if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") {
-    auto c = evaluate_constant(m, n.inputs[0], max_elements);
-    if (!c) return std::nullopt;
-    const auto dims = declared_shape(m.values[v]);
-    if (!dims || element_count_of(*dims) != c->values.size()) return std::nullopt;
-    c->dims = *dims;
-    return c;
+  if (n.op_type == "Cast" || n.op_type == "Identity") return constant_view(m, n.inputs[0], depth + 1);
+  if (n.op_type == "Reshape" || n.op_type == "Flatten" || n.op_type == "Squeeze" || n.op_type == "Unsqueeze") {
+    auto in = constant_view(m, n.inputs[0], depth + 1);
+    const auto dims = declared_shape(value);
+    if (!in || !dims || element_count_of(*dims) != element_count_of(in->dims)) return std::nullopt;
+    in->dims = *dims;
+    return in;
   }
-  if (op == "Transpose") {
-    auto c = evaluate_constant(m, n.inputs[0], max_elements);
-    if (!c) return std::nullopt;
+  if (n.op_type == "Transpose") {
+    auto in = constant_view(m, n.inputs[0], depth + 1);
+    if (!in) return std::nullopt;
     std::vector<std::int64_t> perm = ints_attribute(n, "perm");
-    if (perm.empty()) {
-      perm.resize(c->dims.size());
-      std::iota(perm.rbegin(), perm.rend(), 0);
-    }
-    if (perm.size() != c->dims.size()) return std::nullopt;
-    std::vector<std::int64_t> out_dims;
-    c->values = transpose(c->values, c->dims, perm, out_dims);
-    c->dims = out_dims;
-    return c;
+    const std::size_t rank = in->dims.size();
+    if (perm.empty())
+      for (std::size_t i = 0; i < rank; ++i) perm.push_back(static_cast<std::int64_t>(rank - 1 - i));
+    if (perm.size() != rank) return std::nullopt;
+    std::vector<std::int64_t> out_dims(rank);
+    for (std::size_t i = 0; i < rank; ++i) out_dims[i] = in->dims[static_cast<std::size_t>(perm[i])];
+    std::vector<std::uint64_t> in_strides(rank, 1);
+    for (std::size_t i = rank; i-- > 1;) in_strides[i - 1] = in_strides[i] * static_cast<std::uint64_t>(in->dims[i]);
+    auto source = in->at;
+    in->at = [source, out_dims, in_strides, perm](std::uint64_t flat) {
+      std::uint64_t src = 0;
+      for (std::size_t i = out_dims.size(); i-- > 0;) {
+        const auto d = static_cast<std::uint64_t>(out_dims[i]);
+        src += (flat % d) * in_strides[static_cast<std::size_t>(perm[i])];
+        flat /= d;
+      }
+      return source(src);
+    };
+    in->dims = out_dims;
+    in->read = nullptr;  // no longer contiguous
+    return in;
   }
   return std::nullopt;
 }
 
-}  // namespace vq
+std::optional<ConstantValue> evaluate_constant(const Model& m, ValueId v, std::uint64_t max_elements) {
+  const auto view = constant_view(m, v);
+  if (!view) return std::nullopt;
+  const std::uint64_t count = element_count_of(view->dims);
+  if (count > max_elements) return std::nullopt;
+  ConstantValue c;
+  c.dims = view->dims;
+  c.values.resize(static_cast<std::size_t>(count));
+  view->read_run(0, c.values.size(), c.values.data());
+  c.stored_type = view->stored_type;
+  c.dequantized = view->dequantized;
+  return c;
+}
 
-namespace vq {
 float float_attribute(const Node& node, const std::string& name, float fallback) {
   for (const auto& a : node.proto->attribute())
     if (a.name() == name && a.type() == onnx::AttributeProto::FLOAT) return a.f();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,15 +13,39 @@
 
 namespace vq {
 
+// A constant value as an op sees it, readable element by element (row-major flat index) without
+// decoding the rest; views over stored bytes also read contiguous runs in one pass (`read`).
+struct ConstantView {
+  std::vector<std::int64_t> dims;
+  std::function<double(std::uint64_t)> at;
+  std::string stored_type;   // element type of the stored tensor at the root ("int8", "float16", ...)
+  bool dequantized = false;  // went through a DequantizeLinear
+  std::function<void(std::uint64_t, std::size_t, double*)> read;  // optional
+
+  void read_run(std::uint64_t first, std::size_t count, double* out) const {
+    if (read) read(first, count, out);
+    else
+      for (std::size_t i = 0; i < count; ++i) out[i] = at(first + i);
+  }
+};
+
+// The one walk from a value back to its stored tensor, through the nodes exporters put between a
+// weight and its op: DequantizeLinear (any producer's), Cast, Identity, Reshape-likes, Transpose.
+// Anything else is not a supported constant (nullopt), never guessed.
+std::optional<ConstantView> constant_view(const Model& model, ValueId v, int depth = 0);
+std::optional<ConstantView> stored_view(const Model& model, TensorId t);
+// DequantizeLinear of stored tensors given by value (QLinear* ops keep their weight this way).
+std::optional<ConstantView> dequantized_view(const Model& model, ValueId x, ValueId scale, ValueId zero_point,
+                                             std::int64_t axis, std::int64_t block_size);
+
 struct ConstantValue {
   std::vector<std::int64_t> dims;
   std::vector<double> values;
-  std::string stored_type;  // element type of the stored tensor at the root ("int8", "float16", ...)
-  bool dequantized = false; // went through a DequantizeLinear
-  TensorId source = kNone;  // the stored tensor
+  std::string stored_type;
+  bool dequantized = false;
 };
 
-// Evaluates value `v` when it is constant and made by supported nodes; at most `max_elements`.
+// All elements of a constant value (through constant_view); at most `max_elements`.
 std::optional<ConstantValue> evaluate_constant(const Model& model, ValueId v, std::uint64_t max_elements = 1u << 26);
 
 // A value's shape when every dimension is known (from value_info or shape inference).
@@ -29,6 +54,9 @@ std::optional<std::vector<std::int64_t>> declared_shape(const Value& value);
 // Product of dims (negative dims count as 0).
 std::uint64_t element_count_of(const std::vector<std::int64_t>& dims);
 
+// Input i of a node, kNone when absent or omitted.
+ValueId node_input(const Node& n, std::size_t i);
+
 // The tensor behind a value, through outer-scope aliases (kNone when it is not a stored tensor).
 TensorId stored_tensor(const Model& model, ValueId v);
 
@@ -36,9 +64,6 @@ TensorId stored_tensor(const Model& model, ValueId v);
 std::int64_t int_attribute(const Node& node, const std::string& name, std::int64_t fallback);
 std::vector<std::int64_t> ints_attribute(const Node& node, const std::string& name);
 
-}  // namespace vq
-
-namespace vq {
 // Float attribute of a node (or `fallback`).
 float float_attribute(const Node& node, const std::string& name, float fallback);
 }  // namespace vq

@@ -167,22 +167,9 @@ double ElementDequantizer::at(std::uint64_t i) const {
 }
 
 std::vector<double> dequantize_linear(const Model& model, const Tensor& x, const DequantizeParams& p) {
-  if (!p.scale) invalid(x, "no scale");
-  const Tensor& scale = *p.scale;
-  if (scale.type->kind != ElementKind::Float) invalid(x, "the scale is not a float tensor");
-  if (x.type->kind == ElementKind::String || x.type->kind == ElementKind::Complex) invalid(x, "not a quantized type");
-  const Broadcast b = broadcast_for(x, scale, p.axis, p.block_size);
-  if (p.zero_point && p.zero_point->element_count != scale.element_count)
-    invalid(x, "the zero point and the scale have different shapes");
-  const std::vector<double> scales = tensor_values(model, scale);
-  std::vector<double> zero_points;
-  if (p.zero_point && !is_float8(x.type->type)) zero_points = tensor_values(model, *p.zero_point);
-  const std::vector<double> codes = tensor_values(model, x);
-  std::vector<double> out(codes.size());
-  for (std::size_t i = 0; i < codes.size(); ++i) {
-    const std::uint64_t k = b.index(i);
-    out[i] = dequantized_value(codes[i], zero_points.empty() ? 0.0 : zero_points[k], scales[k], scale.type->type);
-  }
+  const ElementDequantizer dq(model, x, p);
+  std::vector<double> out(static_cast<std::size_t>(x.element_count));
+  dq.read(0, out.size(), out.data());
   return out;
 }
 

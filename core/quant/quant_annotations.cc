@@ -9,8 +9,6 @@
 namespace vq {
 namespace {
 
-ValueId input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : kNone; }
-
 // Scale and zero point given by value, with the quantized type taken from the zero point (or the
 // quantized tensor itself, or the form's default).
 std::optional<TensorQuantization> from_params(const Model& m, ValueId scale, ValueId zero_point, std::int64_t axis,
@@ -36,8 +34,8 @@ std::optional<TensorQuantization> from_params(const Model& m, ValueId scale, Val
 // Q or DQ node parameters (inputs 1 and 2, axis and block_size attributes).
 std::optional<TensorQuantization> from_qdq_node(const Model& m, const Node& n, const std::string& fallback_type) {
   std::string type = fallback_type;
-  if (const TensorId x = stored_tensor(m, input(n, 0)); x != kNone) type = m.tensors[x].type->name;
-  return from_params(m, input(n, 1), input(n, 2), int_attribute(n, "axis", 1), int_attribute(n, "block_size", 0), type);
+  if (const TensorId x = stored_tensor(m, node_input(n, 0)); x != kNone) type = m.tensors[x].type->name;
+  return from_params(m, node_input(n, 1), node_input(n, 2), int_attribute(n, "axis", 1), int_attribute(n, "block_size", 0), type);
 }
 
 // The Q/DQ node (or DynamicQuantizeLinear) that quantized the data reaching a value.
@@ -56,7 +54,7 @@ std::optional<TensorQuantization> activation_quantization(const Model& m, ValueI
       return q;
     }
     if (n.op_type != "Cast" && n.op_type != "Identity") return std::nullopt;
-    v = input(n, 0);
+    v = node_input(n, 0);
   }
   return std::nullopt;
 }
@@ -90,7 +88,7 @@ std::optional<TensorQuantization> weight_quantization(const Model& m, ValueId v)
     if (p == kNone) return std::nullopt;
     const Node& n = m.nodes[p];
     if (quant_op_role(n.domain, n.op_type) == QuantOpRole::Dequantize) return from_qdq_node(m, n, "uint8");
-    v = input(n, 0);
+    v = node_input(n, 0);
   }
   return std::nullopt;
 }
@@ -102,38 +100,38 @@ OpQuantization annotate_quantization(const Model& m, const LogicalOp& op) {
   const Node& n = m.nodes[op.primary];
   const std::string& t = n.op_type;
   auto type_of = [&](std::size_t i) {
-    const TensorId x = stored_tensor(m, input(n, i));
+    const TensorId x = stored_tensor(m, node_input(n, i));
     return x == kNone ? std::string("uint8") : std::string(m.tensors[x].type->name);
   };
   if (t == "QLinearConv" || t == "QLinearMatMul") {
-    out.inputs.push_back(from_params(m, input(n, 1), input(n, 2), 0, 0, "uint8"));
-    out.weight = from_params(m, input(n, 4), input(n, 5), t == "QLinearConv" ? 0 : -1, 0, type_of(3));
-    out.output = from_params(m, input(n, 6), input(n, 7), 0, 0, "uint8");
-    if (input(n, 8) != kNone) {  // int32 bias: scale x_scale * w_scale, zero point 0
+    out.inputs.push_back(from_params(m, node_input(n, 1), node_input(n, 2), 0, 0, "uint8"));
+    out.weight = from_params(m, node_input(n, 4), node_input(n, 5), t == "QLinearConv" ? 0 : -1, 0, type_of(3));
+    out.output = from_params(m, node_input(n, 6), node_input(n, 7), 0, 0, "uint8");
+    if (node_input(n, 8) != kNone) {  // int32 bias: scale x_scale * w_scale, zero point 0
       TensorQuantization b;
       b.type = type_of(8);
       b.granularity = "implied";
       out.bias = b;
     }
   } else if (t == "QGemm") {
-    out.inputs.push_back(from_params(m, input(n, 1), input(n, 2), 0, 0, "uint8"));
-    out.weight = from_params(m, input(n, 4), input(n, 5), int_attribute(n, "transB", 0) ? 0 : 1, 0, type_of(3));
-    out.output = from_params(m, input(n, 7), input(n, 8), 0, 0, "uint8");
+    out.inputs.push_back(from_params(m, node_input(n, 1), node_input(n, 2), 0, 0, "uint8"));
+    out.weight = from_params(m, node_input(n, 4), node_input(n, 5), int_attribute(n, "transB", 0) ? 0 : 1, 0, type_of(3));
+    out.output = from_params(m, node_input(n, 7), node_input(n, 8), 0, 0, "uint8");
   } else if (t == "QLinearAdd" || t == "QLinearMul") {
-    out.inputs.push_back(from_params(m, input(n, 1), input(n, 2), 0, 0, "uint8"));
-    out.inputs.push_back(from_params(m, input(n, 4), input(n, 5), 0, 0, "uint8"));
-    out.output = from_params(m, input(n, 6), input(n, 7), 0, 0, "uint8");
+    out.inputs.push_back(from_params(m, node_input(n, 1), node_input(n, 2), 0, 0, "uint8"));
+    out.inputs.push_back(from_params(m, node_input(n, 4), node_input(n, 5), 0, 0, "uint8"));
+    out.output = from_params(m, node_input(n, 6), node_input(n, 7), 0, 0, "uint8");
   } else if (t == "QLinearConcat") {
-    for (std::size_t i = 2; i + 2 < n.inputs.size() + 1; i += 3) out.inputs.push_back(from_params(m, input(n, i + 1), input(n, i + 2), 0, 0, "uint8"));
-    out.output = from_params(m, input(n, 0), input(n, 1), 0, 0, "uint8");
+    for (std::size_t i = 2; i + 2 < n.inputs.size() + 1; i += 3) out.inputs.push_back(from_params(m, node_input(n, i + 1), node_input(n, i + 2), 0, 0, "uint8"));
+    out.output = from_params(m, node_input(n, 0), node_input(n, 1), 0, 0, "uint8");
   } else if (t.rfind("QLinear", 0) == 0) {  // unary QLinear ops: x, x_scale, x_zp, y_scale, y_zp
-    out.inputs.push_back(from_params(m, input(n, 1), input(n, 2), 0, 0, "uint8"));
-    out.output = from_params(m, input(n, 3), input(n, 4), 0, 0, "uint8");
+    out.inputs.push_back(from_params(m, node_input(n, 1), node_input(n, 2), 0, 0, "uint8"));
+    out.output = from_params(m, node_input(n, 3), node_input(n, 4), 0, 0, "uint8");
   } else if (t == "ConvInteger" || t == "MatMulInteger") {
-    out.inputs.push_back(activation_quantization(m, input(n, 0)));
+    out.inputs.push_back(activation_quantization(m, node_input(n, 0)));
     TensorQuantization w;
     w.type = type_of(1);
-    const TensorId zt = stored_tensor(m, input(n, 3));
+    const TensorId zt = stored_tensor(m, node_input(n, 3));
     w.scale_count = zt == kNone ? 1 : m.tensors[zt].element_count;
     w.granularity = w.scale_count > 1 ? "per_channel" : "per_tensor";
     w.axis = t == "ConvInteger" ? 0 : -1;
@@ -146,7 +144,7 @@ OpQuantization annotate_quantization(const Model& m, const LogicalOp& op) {
     w.granularity = "blocked";
     w.block_size = int_attribute(n, "block_size", 0);
     w.axis = 1;  // along K of the transposed [N, K] weight
-    if (const TensorId st = stored_tensor(m, input(n, 2)); st != kNone) w.scale_count = m.tensors[st].element_count;
+    if (const TensorId st = stored_tensor(m, node_input(n, 2)); st != kNone) w.scale_count = m.tensors[st].element_count;
     out.weight = w;
     out.inputs.push_back(std::nullopt);
   } else {

@@ -1,5 +1,7 @@
 #include "quant/quant_forms.h"
 
+#include "quant/constant_eval.h"
+
 #include <optional>
 
 namespace vq {
@@ -51,11 +53,7 @@ constexpr OpRule kOps[] = {
 
 std::string op_key(const std::string& domain, const std::string& op) { return domain.empty() ? op : domain + ":" + op; }
 
-bool is_weight(const Model& m, ValueId v) {
-  // Through outer-scope aliases and Identity/Cast-free lookups: a weight is a value backed by a tensor.
-  while (v != kNone && m.values[v].kind == ValueKind::OuterScope) v = m.values[v].outer;
-  return v != kNone && m.values[v].tensor != kNone;
-}
+bool is_weight(const Model& m, ValueId v) { return stored_tensor(m, v) != kNone; }
 
 }  // namespace
 
@@ -103,9 +101,7 @@ QuantFormsSeen detect_quant_forms(const Model& m) {
     const Tensor* quantized = nullptr;
     for (ValueId v : n.inputs) {
       if (!is_weight(m, v)) continue;
-      ValueId def = v;
-      while (m.values[def].kind == ValueKind::OuterScope) def = m.values[def].outer;
-      const Tensor& t = m.tensors[m.values[def].tensor];
+      const Tensor& t = m.tensors[stored_tensor(m, v)];
       const bool float_or_bias = t.type->kind == ElementKind::String || t.type->type == ElementType::Float32 ||
                                  t.type->type == ElementType::Float16 || t.type->type == ElementType::Bfloat16 ||
                                  t.type->type == ElementType::Float64 || t.type->type == ElementType::Int32;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "onnx_format/element_decode.h"
+#include "quant/dequantize.h"
 #include "unit/test_support.h"
 
 using namespace vq;
@@ -87,4 +88,40 @@ BOOST_AUTO_TEST_CASE(unknown_codes_have_no_type) {
   BOOST_TEST(element_type_info(23) == nullptr);
   BOOST_TEST(element_type_info(-1) == nullptr);
   BOOST_TEST(element_type_info(22)->name == std::string("int4"));
+}
+
+// DequantizeLinear: per tensor, per axis and blocked, int4 codes, the scale's float16 output type.
+BOOST_AUTO_TEST_CASE(dequantize_linear_granularities) {
+  onnx::ModelProto m = identity_model();
+  auto* g = m.mutable_graph();
+  onnx::TensorProto x;  // int4 [2, 3]: -8, -1, 7, 0, 3, -4
+  x.set_name("x");
+  x.set_data_type(onnx::TensorProto::INT4);
+  x.add_dims(2);
+  x.add_dims(3);
+  x.set_raw_data(std::string("\xF8\x07\xC3", 3));
+  *g->add_initializer() = x;
+  *g->add_initializer() = float_tensor("s_tensor", {}, {0.5f});
+  *g->add_initializer() = float_tensor("s_axis0", {2}, {1.0f, 0.25f});
+  *g->add_initializer() = float_tensor("s_block", {2, 2}, {1.0f, 2.0f, 4.0f, 8.0f});  // axis 1, block 2
+  onnx::TensorProto half;  // float16 scale 0.1 (rounds to 0.0999755859375)
+  half.set_name("s_half");
+  half.set_data_type(onnx::TensorProto::FLOAT16);
+  half.set_raw_data(std::string("\x66\x2E", 2));
+  *g->add_initializer() = half;
+  const Model model = load_bytes(serialize(m));
+  auto tensor = [&](const char* name) { return find_tensor(model, name); };
+  auto run = [&](const char* scale, std::int64_t axis, std::int64_t block) {
+    DequantizeParams p;
+    p.scale = tensor(scale);
+    p.axis = axis;
+    p.block_size = block;
+    return dequantize_linear(model, *tensor("x"), p);
+  };
+  BOOST_TEST(run("s_tensor", 1, 0) == (std::vector<double>{-4, -0.5, 3.5, 0, 1.5, -2}), boost::test_tools::per_element());
+  BOOST_TEST(run("s_axis0", 0, 0) == (std::vector<double>{-8, -1, 7, 0, 0.75, -1}), boost::test_tools::per_element());
+  BOOST_TEST(run("s_block", 1, 2) == (std::vector<double>{-8, -1, 14, 0, 12, -32}), boost::test_tools::per_element());
+  const auto h = run("s_half", 1, 0);
+  BOOST_TEST(h[2] == round_to_float16(7.0f * static_cast<float>(float16_to_double(0x2E66))));
+  BOOST_CHECK_EXCEPTION(run("s_axis0", 1, 0), Error, [](const Error& e) { return e.code() == ErrorCode::InvalidQuantParams; });
 }
