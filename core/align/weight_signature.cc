@@ -110,18 +110,19 @@ struct Layout {
   }
 };
 
-// Sampled columns: evenly spaced runs of 8 neighbours. Spread enough to see the whole channel,
-// close enough that reading them touches one cache line per run (scattered reads over hundreds of
-// MB cost more than the arithmetic). A function of (cols, n) only, so both sides of a comparison
-// sample the same positions whatever their layout.
-std::vector<std::uint64_t> sampled_columns(std::uint64_t cols, std::uint32_t n) {
+// Sampled columns: `n` positions in evenly spaced runs of `run` neighbours. A run touches one cache
+// line and one page (scattered reads over hundreds of MB cost more than the arithmetic, and the
+// first user-space touch of a page is the dearest part on virtual machines), so the per-channel
+// sample is a single run and only the signature spreads its runs over the channel. A function of
+// (cols, n, run) only, so both sides of a comparison sample the same positions whatever their layout.
+std::vector<std::uint64_t> sampled_columns(std::uint64_t cols, std::uint32_t n, std::uint32_t run) {
   std::vector<std::uint64_t> out;
   if (cols <= n) {
     for (std::uint64_t c = 0; c < cols; ++c) out.push_back(c);
     return out;
   }
-  const std::uint32_t runs = n / 8;
-  for (std::uint32_t j = 0; j < n; ++j) out.push_back((j / 8) * (cols / runs) + j % 8);
+  const std::uint32_t runs = n / run;
+  for (std::uint32_t j = 0; j < n; ++j) out.push_back((j / run) * (cols / runs) + j % run);
   return out;
 }
 
@@ -210,7 +211,7 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
   const Layout layout{d.rows, d.cols, inner, rank <= 1};
   std::vector<std::uint64_t> all_rows(d.rows);
   for (std::uint64_t r = 0; r < d.rows; ++r) all_rows[r] = r;
-  const std::vector<std::uint64_t> channel_cols = sampled_columns(d.cols, kChannelCols);
+  const std::vector<std::uint64_t> channel_cols = sampled_columns(d.cols, kChannelCols, kChannelCols);
   d.channel_cols = static_cast<std::uint32_t>(channel_cols.size());
   d.channels.resize(static_cast<std::size_t>(d.rows) * d.channel_cols);
   sample(*view, layout, all_rows, channel_cols, d.channels.data());
@@ -218,7 +219,7 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
   d.signature_rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(d.rows, kSignatureRows));
   std::vector<std::uint64_t> signature_rows(d.signature_rows);
   for (std::uint32_t k = 0; k < d.signature_rows; ++k) signature_rows[k] = k * d.rows / d.signature_rows;
-  const std::vector<std::uint64_t> signature_cols = sampled_columns(d.cols, kSignatureCols);
+  const std::vector<std::uint64_t> signature_cols = sampled_columns(d.cols, kSignatureCols, 8);
   d.signature_cols = static_cast<std::uint32_t>(signature_cols.size());
   d.signature.resize(static_cast<std::size_t>(d.signature_rows) * d.signature_cols);
   sample(*view, layout, signature_rows, signature_cols, d.signature.data());

@@ -8,8 +8,8 @@
 // ratio recovers γ/sqrt(var + ε) channel by channel.
 //
 // Only a sample is read, element by element from the stored bytes: every output channel at 16
-// positions, and 32 channels at 64 positions. Comparing weights then costs channels x 16 however
-// large they are, and alignment stays cheaper than loading the models.
+// neighbouring positions, and 32 channels at 64 positions spread in runs of 8. Comparing weights
+// then costs channels x 16 however large they are, and alignment stays cheaper than loading the models.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,7 @@ namespace vq {
 struct WeightDigest {
   std::uint64_t rows = 0;  // output channels
   std::uint64_t cols = 0;  // elements per channel
-  // Every channel at up to 16 positions (two runs of 8 neighbours): per-channel comparison and the
+  // Every channel at up to 16 neighbouring positions (one run): per-channel comparison and the
   // BatchNorm ratio. Floats: a 12-layer transformer's digests stay a few MB (fresh memory is slow).
   std::uint32_t channel_cols = 0;
   std::vector<float> channels;  // rows x channel_cols
