@@ -602,9 +602,11 @@ class Aligner {
           if (d.evidence.front().rfind("weight content", 0) != 0)
             e.evidence.push_back("weight content agrees: per-channel cosine " + fixed(cmp->mean_cosine) + " (min " +
                                  fixed(cmp->min_cosine) + ")");
-          if (!cmp->constant_ratio)
+          if (cmp->folded_factor)
             e.evidence.push_back("per-channel scale ratio varies from " + fixed(cmp->ratio_min) + " to " + fixed(cmp->ratio_max) +
-                                 " while each channel keeps its direction: a per-channel factor (BatchNormalization) was folded in");
+                                 " (" + std::to_string(cmp->channels_off) + " of " + std::to_string(cmp->ratio.size()) +
+                                 " channels beyond quantization noise) while each channel keeps its direction: a per-channel "
+                                 "factor was folded in (BatchNormalization, or an equalization scale)");
         } else if (cmp->mean_cosine < kDifferentWeight) {
           e.weight_agreement = -1;
           e.confidence = std::min(e.confidence, 0.25);

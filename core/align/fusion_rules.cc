@@ -219,9 +219,10 @@ std::optional<FusionGroup> detect_fusion(const FusionContext& c, const MappingEn
     return FusionGroup{t == "ConvInteger" ? "conv_to_dynamic_convinteger" : "matmul_to_dynamic_matmulinteger", 0, v.verification,
                        v.detail + " [check: weight direction per channel]"};
   }
-  if (t == "MatMulNBits") {
+  if (t == "MatMulNBits" || t == "GatherBlockQuantized") {
     const Verdict v = verify_weight_kept(c, e);
-    return FusionGroup{"matmul_to_matmulnbits", 0, v.verification, v.detail + " [check: weight direction per channel]"};
+    return FusionGroup{t == "MatMulNBits" ? "matmul_to_matmulnbits" : "gather_to_gatherblockquantized", 0, v.verification,
+                       v.detail + " [check: weight direction per channel]"};
   }
   if (t.rfind("QLinear", 0) == 0 || t == "QGemm") {
     // A QLinear op stands for the float op between its quantized input and output. When the first

@@ -40,25 +40,36 @@ std::optional<ConstantView> integer_view(const Model& m, const Node& n, bool per
   return codes;
 }
 
-// MatMulNBits: B [N, k_blocks, blob] of unsigned codes, least significant bits first; scales
-// [N * k_blocks]; zero points packed like B or in A's type; default 2^(bits-1). Viewed as [N, K].
-std::optional<ConstantView> matmulnbits_view(const Model& m, const Node& n) {
-  const std::int64_t K = int_attribute(n, "K", 0), N = int_attribute(n, "N", 0);
-  const std::int64_t bits = int_attribute(n, "bits", 4), block = int_attribute(n, "block_size", 0);
-  const TensorId bt = stored_tensor(m, node_input(n, 1)), st = stored_tensor(m, node_input(n, 2)), zt = stored_tensor(m, node_input(n, 3));
-  if (bt == kNone || st == kNone || K <= 0 || N <= 0 || block <= 0 || bits < 2 || bits > 8) return std::nullopt;
-  const std::int64_t blocks = (K + block - 1) / block;
-  const auto row_bytes = static_cast<std::uint64_t>(blocks * block * bits / 8);
-  if (m.tensors[bt].payload_bytes < static_cast<std::uint64_t>(N) * row_bytes) return std::nullopt;
-  auto scales = std::make_shared<std::vector<double>>(tensor_values(m, m.tensors[st]));
-  if (scales->size() < static_cast<std::size_t>(N * blocks)) return std::nullopt;
-  auto b = std::make_shared<PayloadBytes>(m.payload(m.tensors[bt]));
+// Unsigned `bits`-bit codes packed least significant bits first, rows of `row_bytes` bytes, blocks
+// of `block` codes along each row sharing one scale (rows x blocks scales, row-major); zero points
+// packed the same way in uint8 or given unpacked in the scale's type; default 2^(bits-1). ONNX
+// Runtime's weight-only formats (MatMulNBits, GatherBlockQuantized with uint8 data) store weights so.
+struct PackedBlocks {
+  TensorId codes = kNone, scales = kNone, zero_points = kNone;
+  std::int64_t rows = 0, cols = 0, bits = 4, block = 0;
+  std::uint64_t row_bytes = 0;
+  std::vector<std::int64_t> dims;  // the view's shape (rows x cols elements)
+};
+
+std::optional<ConstantView> packed_block_view(const Model& m, const PackedBlocks& p) {
+  if (p.codes == kNone || p.scales == kNone || p.rows <= 0 || p.cols <= 0 || p.block <= 0 || p.bits < 2 || p.bits > 8)
+    return std::nullopt;
+  const std::int64_t blocks = (p.cols + p.block - 1) / p.block;
+  const std::int64_t rows = p.rows, cols = p.cols, block = p.block, bits = p.bits;
+  const std::uint64_t row_bytes = p.row_bytes;
+  if (row_bytes * 8 < static_cast<std::uint64_t>(cols * bits) ||
+      m.tensors[p.codes].payload_bytes < static_cast<std::uint64_t>(rows) * row_bytes)
+    return std::nullopt;
+  auto scales = std::make_shared<std::vector<double>>(tensor_values(m, m.tensors[p.scales]));
+  if (scales->size() < static_cast<std::size_t>(rows * blocks)) return std::nullopt;
+  auto b = std::make_shared<PayloadBytes>(m.payload(m.tensors[p.codes]));
+  const TensorId zt = p.zero_points;
   const bool packed_zp = zt != kNone && m.tensors[zt].type->type == ElementType::Uint8;
   auto zp_bytes = std::make_shared<PayloadBytes>(packed_zp ? m.payload(m.tensors[zt]) : PayloadBytes(ByteView()));
   auto zp_values = std::make_shared<std::vector<double>>(zt != kNone && !packed_zp ? tensor_values(m, m.tensors[zt]) : std::vector<double>{});
   const auto zp_row_bytes = static_cast<std::uint64_t>((blocks * bits + 7) / 8);
-  if (packed_zp && zp_bytes->view().size < static_cast<std::uint64_t>(N) * zp_row_bytes) return std::nullopt;
-  if (!zp_values->empty() && zp_values->size() < static_cast<std::size_t>(N * blocks)) return std::nullopt;
+  if (packed_zp && zp_bytes->view().size < static_cast<std::uint64_t>(rows) * zp_row_bytes) return std::nullopt;
+  if (!zp_values->empty() && zp_values->size() < static_cast<std::size_t>(rows * blocks)) return std::nullopt;
   auto code_at = [bits](const std::uint8_t* base, std::uint64_t index) {
     const std::uint64_t bit = index * static_cast<std::uint64_t>(bits);
     std::uint32_t word = base[bit / 8];
@@ -66,12 +77,12 @@ std::optional<ConstantView> matmulnbits_view(const Model& m, const Node& n) {
     return static_cast<double>((word >> (bit % 8)) & ((1u << bits) - 1u));
   };
   ConstantView v;
-  v.dims = {N, K};
+  v.dims = p.dims;
   v.stored_type = bits == 4 ? "uint4" : "uint" + std::to_string(bits);
   v.dequantized = true;
   v.at = [=](std::uint64_t flat) {
-    const auto row = static_cast<std::int64_t>(flat / static_cast<std::uint64_t>(K));
-    const auto k = static_cast<std::int64_t>(flat % static_cast<std::uint64_t>(K));
+    const auto row = static_cast<std::int64_t>(flat / static_cast<std::uint64_t>(cols));
+    const auto k = static_cast<std::int64_t>(flat % static_cast<std::uint64_t>(cols));
     const std::int64_t blk = k / block;
     const auto slot = static_cast<std::size_t>(row * blocks + blk);
     double zp = static_cast<double>(1 << (bits - 1));
@@ -81,6 +92,54 @@ std::optional<ConstantView> matmulnbits_view(const Model& m, const Node& n) {
     return static_cast<double>(static_cast<float>(q - zp) * static_cast<float>((*scales)[slot]));
   };
   return v;
+}
+
+// MatMulNBits: B [N, k_blocks, blob] (the weight transposed, each row padded to whole blocks);
+// scales [N * k_blocks]. Viewed as [N, K].
+std::optional<ConstantView> matmulnbits_view(const Model& m, const Node& n) {
+  PackedBlocks p;
+  p.rows = int_attribute(n, "N", 0);
+  p.cols = int_attribute(n, "K", 0);
+  p.bits = int_attribute(n, "bits", 4);
+  p.block = int_attribute(n, "block_size", 0);
+  p.codes = stored_tensor(m, node_input(n, 1));
+  p.scales = stored_tensor(m, node_input(n, 2));
+  p.zero_points = stored_tensor(m, node_input(n, 3));
+  if (p.block <= 0 || p.cols <= 0 || p.bits <= 0) return std::nullopt;
+  p.row_bytes = static_cast<std::uint64_t>((p.cols + p.block - 1) / p.block * p.block * p.bits / 8);
+  p.dims = {p.rows, p.cols};
+  return packed_block_view(m, p);
+}
+
+// GatherBlockQuantized (com.microsoft): the table dequantised blockwise along `quantize_axis`.
+// int4/uint4 data is DequantizeLinear with block_size (zero point 0 by default); uint8 data packs
+// `bits`-bit codes along the last axis as MatMulNBits does (default zero point 2^(bits-1)), and
+// ONNX Runtime then requires the last axis as quantize_axis.
+std::optional<ConstantView> gather_block_quantized_view(const Model& m, const Node& n) {
+  const TensorId data = stored_tensor(m, node_input(n, 0));
+  if (data == kNone) return std::nullopt;
+  const Tensor& t = m.tensors[data];
+  const auto rank = static_cast<std::int64_t>(t.dims.size());
+  std::int64_t axis = int_attribute(n, "quantize_axis", 1);
+  if (axis < 0) axis += rank;
+  const std::int64_t block = int_attribute(n, "block_size", 128);
+  if (t.type->type != ElementType::Uint8)
+    return dequantized_view(m, node_input(n, 0), node_input(n, 2), node_input(n, 3), axis, block);
+  if (rank < 1 || axis != rank - 1) return std::nullopt;
+  PackedBlocks p;
+  p.bits = int_attribute(n, "bits", 4);
+  if (p.bits != 4 && p.bits != 8) return std::nullopt;
+  p.codes = data;
+  p.scales = stored_tensor(m, node_input(n, 2));
+  p.zero_points = stored_tensor(m, node_input(n, 3));
+  p.block = block;
+  p.row_bytes = static_cast<std::uint64_t>(t.dims.back());
+  p.cols = t.dims.back() * 8 / p.bits;
+  p.rows = 1;
+  for (std::int64_t i = 0; i + 1 < rank; ++i) p.rows *= t.dims[static_cast<std::size_t>(i)];
+  p.dims = t.dims;
+  p.dims.back() = p.cols;
+  return packed_block_view(m, p);
 }
 
 // Sums over two sampled vectors: <a,a>, <b,b>, <a,b>.
@@ -170,6 +229,9 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
   std::int64_t axis = 0;  // output-channel axis of the weight as the op sees it
   if (t == "MatMulNBits") {
     view = matmulnbits_view(m, n);
+  } else if (t == "GatherBlockQuantized") {
+    view = gather_block_quantized_view(m, n);
+    axis = int_attribute(n, "gather_axis", 0);  // one channel per gathered entry, as for Gather
   } else if (t == "QLinearConv") {
     view = dequantized_view(m, node_input(n, 3), node_input(n, 4), node_input(n, 5), 0, 0);
   } else if (t == "QLinearMatMul") {
@@ -186,6 +248,7 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
   } else {
     view = constant_view(m, op.weight);
     if (t == "Gemm") axis = int_attribute(n, "transB", 0) != 0 ? 0 : 1;
+    else if (t == "Gather") axis = int_attribute(n, "axis", 0);  // one channel per gathered entry
     else if (t == "ConvTranspose") axis = 1;
     else if (op.cls == "matmul") axis = (node_input(n, 1) == op.weight) ? -1 : -2;
     else if (op.cls == "attention") axis = -1;  // packed QKV [hidden, 3 * hidden]: output columns
@@ -196,6 +259,7 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
   WeightDigest d;
   d.stored_type = view->stored_type;
   d.dequantized = view->dequantized;
+  d.channel_factor_known = t != "ConvInteger" && t != "MatMulInteger";
   std::uint64_t inner = 1;
   const auto rank = static_cast<std::int64_t>(view->dims.size());
   if (rank <= 1) {
@@ -247,8 +311,10 @@ std::optional<WeightComparison> compare_weight_block(const WeightDigest& f, cons
   if (f.cols != q.cols || f.channel_cols != q.channel_cols || f.rows == 0 || first_row + f.rows > q.rows) return std::nullopt;
   WeightComparison out;
   out.ratio.resize(f.rows);
+  std::vector<double> standard_error(f.rows);
   double cos_sum = 0;
   out.min_cosine = 1;
+  const double dof = std::max<double>(f.channel_cols, 2) - 1;
   for (std::uint64_t r = 0; r < f.rows; ++r) {
     const std::size_t fa = static_cast<std::size_t>(r) * f.channel_cols;
     const std::size_t qa = static_cast<std::size_t>(first_row + r) * q.channel_cols;
@@ -257,11 +323,23 @@ std::optional<WeightComparison> compare_weight_block(const WeightDigest& f, cons
     cos_sum += cosine;
     out.min_cosine = std::min(out.min_cosine, cosine);
     out.ratio[r] = sums.aa > 0 ? sums.ab / sums.aa : 0;
+    // Least squares q = k f + e: var(k) = (residual energy / dof) / <f, f>.
+    const double residual = sums.aa > 0 ? std::max(0.0, sums.bb - sums.ab * sums.ab / sums.aa) : 0;
+    standard_error[r] = sums.aa > 0 ? std::sqrt(residual / dof / sums.aa) : 0;
   }
   out.mean_cosine = cos_sum / static_cast<double>(f.rows);
   out.ratio_min = *std::min_element(out.ratio.begin(), out.ratio.end());
   out.ratio_max = *std::max_element(out.ratio.begin(), out.ratio.end());
-  out.constant_ratio = out.ratio_min > 0 && out.ratio_max / out.ratio_min < 1.02;
+  if (f.channel_factor_known && q.channel_factor_known && f.rows > 1) {
+    std::vector<double> sorted = out.ratio;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    for (std::uint64_t r = 0; r < f.rows; ++r) {
+      const double off = std::fabs(out.ratio[r] - median);
+      out.channels_off += off > 0.02 * std::fabs(median) && off > 5 * standard_error[r];
+    }
+    out.folded_factor = out.channels_off > 0;
+  }
   return out;
 }
 

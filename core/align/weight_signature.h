@@ -34,6 +34,9 @@ struct WeightDigest {
   std::vector<double> signature;  // signature_rows x signature_cols
   std::string stored_type;        // element type as stored ("int8", "float16", "uint4", ...)
   bool dequantized = false;
+  // False for integer ops (ConvInteger, MatMulInteger), whose per-channel weight scale sits in the
+  // rescale Mul: their channels are known only up to a factor, so the ratio proves nothing.
+  bool channel_factor_known = true;
 };
 
 std::optional<WeightDigest> weight_digest(const Model& model, const LogicalOp& op);
@@ -47,9 +50,14 @@ std::optional<double> signature_similarity(const WeightDigest& a, const WeightDi
 
 struct WeightComparison {
   double mean_cosine = 0, min_cosine = 0;
-  std::vector<double> ratio;  // per channel: <q, f> / <f, f>
+  std::vector<double> ratio;  // per channel: <q, f> / <f, f> (least-squares factor q ~ ratio * f)
   double ratio_min = 0, ratio_max = 0;
-  bool constant_ratio = false;  // one factor for every channel (no folding)
+  // Some channel's factor departs from the median by more than quantization noise explains (5
+  // standard errors of its least-squares fit, and 2 %): a per-channel factor was folded into the
+  // weight. Coarse 4-bit blocks move the factor by several percent on their own, so a fixed
+  // tolerance would see folding everywhere.
+  bool folded_factor = false;
+  std::uint64_t channels_off = 0;  // channels whose factor departs beyond that noise
 };
 
 // Per-channel comparison over the samples (same shape required).

@@ -1,0 +1,170 @@
+// Weight content as the aligner reads it: each quantized form's weight dequantised exactly as its
+// op defines it, and the per-channel comparison that tells plain quantization from folding.
+#define BOOST_TEST_MODULE weight_views
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+
+#include "align/weight_signature.h"
+#include "quant/logical_graph.h"
+#include "unit/test_support.h"
+
+using namespace vq;
+using namespace vq::test;
+
+namespace {
+
+std::string pair_file(const std::string& pair, const char* side) {
+  const char* dir = std::getenv("VQ_PAIRS_DIR");
+  BOOST_REQUIRE(dir);
+  return std::string(dir) + "/" + pair + "/" + side + ".onnx";
+}
+
+// The digest of the first logical op whose primary node has this op type.
+WeightDigest digest_of(const Model& m, const std::string& op_type) {
+  const LogicalGraph g = build_logical_graph(m);
+  for (const LogicalOp& op : g.ops)
+    if (m.nodes[op.primary].op_type == op_type) {
+      auto d = weight_digest(m, op);
+      BOOST_REQUIRE_MESSAGE(d, "no weight digest for " << op_type);
+      return *d;
+    }
+  BOOST_FAIL("no " << op_type);
+  return {};
+}
+
+onnx::TensorProto uint8_tensor(const std::string& name, const std::vector<std::int64_t>& dims,
+                               const std::vector<std::uint8_t>& bytes) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::UINT8);
+  for (std::int64_t d : dims) t.add_dims(d);
+  t.set_raw_data(std::string(bytes.begin(), bytes.end()));
+  return t;
+}
+
+// GatherBlockQuantized over a uint8 table, as ONNX Runtime packs it: `codes` is [rows, cols] of
+// `bits`-bit codes, packed along the last axis low bits first; scales [rows, cols / block];
+// zero points packed the same way when given.
+Model gather_block_quantized_model(int bits, std::int64_t rows, std::int64_t cols, std::int64_t block,
+                                   const std::vector<std::uint8_t>& codes, const std::vector<float>& scales,
+                                   const std::vector<std::uint8_t>& zero_points) {
+  auto pack = [bits](const std::vector<std::uint8_t>& v, std::int64_t rows_, std::int64_t per_row) {
+    const std::int64_t row_bytes = (per_row * bits + 7) / 8;
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(rows_ * row_bytes), 0);
+    for (std::int64_t r = 0; r < rows_; ++r)
+      for (std::int64_t k = 0; k < per_row; ++k) {
+        const std::uint8_t c = v[static_cast<std::size_t>(r * per_row + k)];
+        if (bits == 8) out[static_cast<std::size_t>(r * row_bytes + k)] = c;
+        else out[static_cast<std::size_t>(r * row_bytes + k / 2)] |= static_cast<std::uint8_t>(c << (4 * (k % 2)));
+      }
+    return out;
+  };
+  const std::int64_t blocks = cols / block;
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* opset = m.add_opset_import();
+  opset->set_version(13);
+  opset = m.add_opset_import();
+  opset->set_domain("com.microsoft");
+  opset->set_version(1);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  add_value_info(g->add_input(), "ids", onnx::TensorProto::INT64, {2});
+  add_value_info(g->add_output(), "Y", onnx::TensorProto::FLOAT, {2, cols});
+  *g->add_initializer() = uint8_tensor("table", {rows, cols * bits / 8}, pack(codes, rows, cols));
+  *g->add_initializer() = float_tensor("scales", {rows, blocks}, scales);
+  std::vector<std::string> inputs = {"table", "ids", "scales"};
+  if (!zero_points.empty()) {
+    *g->add_initializer() = uint8_tensor("zero_points", {rows, (blocks * bits + 7) / 8}, pack(zero_points, rows, blocks));
+    inputs.push_back("zero_points");
+  }
+  onnx::NodeProto n = make_node("GatherBlockQuantized", inputs, {"Y"}, "embed_Q4");
+  n.set_domain("com.microsoft");
+  for (const auto& [name, value] : {std::pair<const char*, std::int64_t>{"bits", bits}, {"block_size", block},
+                                    {"gather_axis", 0}, {"quantize_axis", 1}}) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(value);
+  }
+  *g->add_node() = n;
+  return load_bytes(serialize(m));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(gather_block_quantized_uint8_packs_nibbles_low_first) {
+  const std::int64_t rows = 3, cols = 8, block = 4;
+  std::vector<std::uint8_t> codes, zps;
+  for (std::int64_t i = 0; i < rows * cols; ++i) codes.push_back(static_cast<std::uint8_t>((i * 7 + 3) % 16));
+  for (std::int64_t i = 0; i < rows * 2; ++i) zps.push_back(static_cast<std::uint8_t>(5 + i));
+  const std::vector<float> scales = {0.5f, 0.25f, 0.125f, 2.0f, 1.5f, 0.75f};
+  const Model m = gather_block_quantized_model(4, rows, cols, block, codes, scales, zps);
+  const WeightDigest d = digest_of(m, "GatherBlockQuantized");
+  BOOST_TEST(d.rows == 3u);  // one channel per table row (the gathered axis)
+  BOOST_TEST(d.cols == 8u);
+  BOOST_TEST(d.dequantized);
+  BOOST_TEST(d.stored_type == "uint4");
+  BOOST_REQUIRE(d.channel_cols == 8u);  // short rows are read whole
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t k = 0; k < cols; ++k) {
+      const auto slot = static_cast<std::size_t>(r * 2 + k / block);
+      const float want = (static_cast<float>(codes[static_cast<std::size_t>(r * cols + k)]) - static_cast<float>(zps[slot])) * scales[slot];
+      BOOST_TEST(d.channels[static_cast<std::size_t>(r * cols + k)] == want);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(gather_block_quantized_uint8_defaults_to_the_middle_code) {
+  const std::int64_t rows = 2, cols = 4, block = 4;
+  const std::vector<std::uint8_t> codes = {0, 128, 255, 130, 127, 1, 200, 128};
+  const std::vector<float> scales = {0.5f, 0.25f};
+  const Model m = gather_block_quantized_model(8, rows, cols, block, codes, scales, {});
+  const WeightDigest d = digest_of(m, "GatherBlockQuantized");
+  BOOST_TEST(d.stored_type == "uint8");
+  BOOST_REQUIRE(d.channels.size() == 8u);
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    BOOST_TEST(d.channels[i] == (static_cast<float>(codes[i]) - 128.0f) * scales[i / 4]);
+}
+
+BOOST_AUTO_TEST_CASE(gather_block_quantized_int4_matches_its_float_table) {
+  const Model f = load_model_file(pair_file("ort_matmulnbits_4bit", "float"));
+  const Model q = load_model_file(pair_file("ort_matmulnbits_4bit", "quant"));
+  const WeightDigest fd = digest_of(f, "Gather"), qd = digest_of(q, "GatherBlockQuantized");
+  BOOST_TEST(fd.rows == qd.rows);
+  const auto cmp = compare_weights(fd, qd);
+  BOOST_REQUIRE(cmp);
+  BOOST_TEST(cmp->min_cosine > 0.97);
+  BOOST_TEST(!cmp->folded_factor);  // 4-bit noise alone is no folding
+}
+
+BOOST_AUTO_TEST_CASE(folding_is_told_apart_from_quantization_noise) {
+  // Blockwise int4 moves each channel's factor by several percent: not a fold.
+  {
+    const Model f = load_model_file(pair_file("ort_qdq_blockwise_int4", "float"));
+    const Model q = load_model_file(pair_file("ort_qdq_blockwise_int4", "quant"));
+    const auto cmp = compare_weights(digest_of(f, "MatMul"), digest_of(q, "MatMul"));
+    BOOST_REQUIRE(cmp);
+    BOOST_TEST(cmp->ratio_max / cmp->ratio_min > 1.02);
+    BOOST_TEST(!cmp->folded_factor);
+  }
+  // BatchNormalization folded into a per-channel int8 Conv: a fold, in most channels.
+  {
+    const Model f = load_model_file(pair_file("torch_eager_ptq_cnn_perchannel", "float"));
+    const Model q = load_model_file(pair_file("torch_eager_ptq_cnn_perchannel", "quant"));
+    const auto cmp = compare_weights(digest_of(f, "Conv"), digest_of(q, "Conv"));
+    BOOST_REQUIRE(cmp);
+    BOOST_TEST(cmp->folded_factor);
+    BOOST_TEST(cmp->channels_off * 2 > cmp->ratio.size());
+  }
+  // Integer ops keep their weight scale in the rescale Mul: the factor is unknown, never a fold.
+  {
+    const Model f = load_model_file(pair_file("ort_dynamic_mlp", "float"));
+    const Model q = load_model_file(pair_file("ort_dynamic_mlp", "quant"));
+    const WeightDigest qd = digest_of(q, "MatMulInteger");
+    BOOST_TEST(!qd.channel_factor_known);
+    const auto cmp = compare_weights(digest_of(f, "MatMul"), qd);
+    BOOST_REQUIRE(cmp);
+    BOOST_TEST(!cmp->folded_factor);
+  }
+}
