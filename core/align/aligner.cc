@@ -160,6 +160,7 @@ class Aligner {
       work_.pop_front();
       absorb_quant_rescale(d);
       absorb_fusions(d);
+      absorb_preceding_add(d);
       extend(d, true);
       extend(d, false);
     }
@@ -206,11 +207,42 @@ class Aligner {
       if (!may_fuse_into(f_.op(tail).cls, cls) && !may_fuse_into(f_.op(draft.f.front()).cls, cls)) return;
       if (cls == "add" && f_.op(s).weight == kNone) return;  // only a bias Add becomes part of a Gemm
       if (keeps(q_, draft.q, cls)) return;
+      if (cls == "add" && feeds_op_taking_add(draft.q)) return;  // the bias went into BiasGelu & co.
       draft.f.push_back(s);
       f_.match[s] = d;
       draft.evidence.push_back("float '" + f_.id_of(s) + "' (" + f_.m.nodes[f_.op(s).primary].op_type +
                                ") has no counterpart after the quantized op: fused into it");
     }
+  }
+
+  // Whether the quantized ops feed an unmatched op that takes a preceding Add as its own input
+  // (BiasGelu's bias, SkipLayerNormalization's skip and bias).
+  bool feeds_op_taking_add(const std::vector<LogicalId>& ops) const {
+    for (LogicalId o : ops)
+      for (LogicalId s : q_.op(o).succs)
+        if (q_.match[s] == kUnmatched && takes_preceding_add(q_.m.nodes[q_.op(s).primary].op_type)) return true;
+    return false;
+  }
+
+  // A quantized op that took the float Add before it (SkipLayerNormalization matched to a float
+  // LayerNormalization, BiasGelu to a float Gelu): the unmatched Add joins its entry.
+  void absorb_preceding_add(std::size_t d) {
+    Draft& draft = drafts_[d];
+    if (draft.q.size() != 1 || !takes_preceding_add(q_.m.nodes[q_.op(draft.q.front()).primary].op_type)) return;
+    std::vector<LogicalId> adds;
+    for (LogicalId f : draft.f)
+      for (LogicalId p : f_.op(f).preds)
+        if (f_.match[p] == kUnmatched && f_.op(p).cls == "add" && std::find(adds.begin(), adds.end(), p) == adds.end())
+          adds.push_back(p);
+    for (LogicalId p : q_.op(draft.q.front()).preds)
+      if (q_.match[p] == kUnmatched && q_.op(p).cls == "add") return;  // the quantized side kept its Add
+    for (LogicalId a : adds) {
+      draft.f.insert(draft.f.begin(), a);
+      f_.match[a] = d;
+      draft.evidence.push_back("float '" + f_.id_of(a) + "' (Add) feeds the op and has no counterpart: taken in by '" +
+                               q_.m.nodes[q_.op(draft.q.front()).primary].op_type + "'");
+    }
+    std::sort(draft.f.begin(), draft.f.end());
   }
 
   // 3b. One quantized op that replaced a whole float subgraph (LayerNormalization, Gelu, Attention):
@@ -221,7 +253,7 @@ class Aligner {
     bool any = false;
     for (LogicalId q = 0; q < q_.g.ops.size(); ++q) {
       if (q_.match[q] != kUnmatched) continue;
-      const RegionRule* rule = region_rule_for(q_.op(q).cls);
+      const RegionRule* rule = region_rule_for(q_.op(q).cls, q_.m.nodes[q_.op(q).primary].op_type);
       if (!rule) continue;
       std::vector<LogicalId> starts;
       auto consider = [&](LogicalId f) {
@@ -272,6 +304,41 @@ class Aligner {
       region.push_back(f);
       for (LogicalId s : f_.op(f).succs) queue.push_back(s);
     }
+    // Keep what leads to the region's main output: the op with the most region ops upstream of it
+    // (a residual Add's other consumer, the next block's Add, is not part of this LayerNorm).
+    // Regions are a few dozen ops: a walk per candidate over region-local indices is cheap.
+    std::sort(region.begin(), region.end());
+    auto local = [&](LogicalId f) {
+      const auto it = std::lower_bound(region.begin(), region.end(), f);
+      return it != region.end() && *it == f ? static_cast<std::size_t>(it - region.begin()) : region.size();
+    };
+    std::vector<bool> keep_local;
+    std::size_t most = 0;
+    for (std::size_t c = 0; c < region.size(); ++c) {
+      std::vector<bool> up(region.size(), false);
+      std::vector<std::size_t> stack = {c};
+      std::size_t n = 0;
+      up[c] = true;
+      while (!stack.empty()) {
+        const std::size_t o = stack.back();
+        stack.pop_back();
+        ++n;
+        for (LogicalId p : f_.op(region[o]).preds) {
+          const std::size_t i = local(p);
+          if (i < region.size() && !up[i]) {
+            up[i] = true;
+            stack.push_back(i);
+          }
+        }
+      }
+      if (n > most) {  // ties keep the earliest op (regions are sorted by id): deterministic
+        most = n;
+        keep_local = std::move(up);
+      }
+    }
+    std::vector<bool> keep(f_.g.ops.size(), false);
+    for (std::size_t i = 0; i < region.size(); ++i) keep[region[i]] = keep_local.empty() || keep_local[i];
+    region.erase(std::remove_if(region.begin(), region.end(), [&](LogicalId f) { return !keep[f]; }), region.end());
     std::sort(region.begin(), region.end());
     return region;
   }
@@ -592,7 +659,7 @@ class Aligner {
     // Weights: confirm or contradict the match, whatever found it.
     const auto& fw = f_.signature[d.f.front()];
     const auto& qw = q_.signature[d.q.front()];
-    if (region_rule_for(q_.op(d.q.front()).cls) && d.f.size() > 1) {
+    if (region_rule_for(q_.op(d.q.front()).cls, qp.op_type) && d.f.size() > 1) {
       check_region_weights(d, e);
     } else if (fw && qw) {
       if (const auto cmp = compare_weights(*fw, *qw)) {

@@ -1,5 +1,6 @@
 #include "align/fusion_rules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -13,7 +14,6 @@
 
 namespace vq {
 namespace {
-
 
 struct Verdict {
   std::string verification;
@@ -144,32 +144,58 @@ const FusionRule kRules[] = {
     {"add_activation_fusion", {"add", "act"}, "add", verify_activation_fold, "output zero point at the lowest code"},
 };
 
-// Decompositions as PyTorch exports them (torch.nn.functional.layer_norm / gelu / scaled attention).
+// Decompositions as PyTorch exports them (torch.nn.functional.layer_norm / gelu / scaled
+// attention), and ONNX Runtime's fusions of a residual or bias Add into the op after it.
+const std::vector<OpCount> kLayerNormOps = {{"ReduceMean", 2}, {"Sub", 1}, {"Pow", 1}, {"Add", 2},
+                                            {"Sqrt", 1},       {"Div", 1}, {"Mul", 1}};
+const std::vector<OpCount> kGeluOps = {{"Erf", 1}, {"Add", 1}};
+
+std::vector<OpCount> with(std::vector<OpCount> ops, const std::vector<OpCount>& more) {
+  for (const OpCount& m : more) {
+    auto it = std::find_if(ops.begin(), ops.end(), [&](const OpCount& o) { return std::string(o.op_type) == m.op_type; });
+    if (it == ops.end()) ops.push_back(m);
+    else it->count += m.count;
+  }
+  return ops;
+}
+
 const RegionRule kRegionRules[] = {
-    {"layernorm_decomposition_fusion", "layernorm", {"ReduceMean"},
-     {{"ReduceMean", 2}, {"Sub", 1}, {"Pow", 1}, {"Add", 2}, {"Sqrt", 1}, {"Div", 1}, {"Mul", 1}, {"Cast", 2}},
-     {{"ReduceMean", 2}, {"Sub", 1}, {"Pow", 1}, {"Add", 2}, {"Sqrt", 1}, {"Div", 1}, {"Mul", 1}}},
-    {"gelu_decomposition_fusion", "gelu", {"Div", "Mul"},
+    {"skip_layernorm_fusion", "layernorm", "SkipLayerNormalization", {"Add"},
+     with(kLayerNormOps, {{"Add", 3}, {"Cast", 2}, {"LayerNormalization", 1}}),
+     {{{"Add", 1}, {"LayerNormalization", 1}}, with(kLayerNormOps, {{"Add", 1}})}},
+    {"layernorm_decomposition_fusion", "layernorm", nullptr, {"ReduceMean"}, with(kLayerNormOps, {{"Cast", 2}}),
+     {kLayerNormOps}},
+    {"bias_gelu_fusion", "gelu", "BiasGelu", {"Add"},
+     {{"Add", 2}, {"Div", 1}, {"Erf", 1}, {"Mul", 3}, {"Gelu", 1}},
+     {{{"Add", 1}, {"Gelu", 1}}, with(kGeluOps, {{"Add", 1}})}},
+    {"gelu_decomposition_fusion", "gelu", nullptr, {"Div", "Mul"},
      {{"Div", 1}, {"Erf", 1}, {"Add", 1}, {"Mul", 3}},
-     {{"Erf", 1}, {"Add", 1}}},
-    {"attention_decomposition_fusion", "attention", {"MatMul"},
+     {kGeluOps}},
+    {"attention_decomposition_fusion", "attention", nullptr, {"MatMul"},
      {{"MatMul", 5}, {"Add", 3}, {"Reshape", 4}, {"Transpose", 4}, {"Div", 1}, {"Mul", 1}, {"Softmax", 1}, {"Cast", 2},
       {"Sqrt", 1}, {"Where", 1}, {"Shape", 8}, {"Gather", 8}, {"Unsqueeze", 8}, {"Concat", 4}, {"Slice", 4}},
-     {{"MatMul", 5}, {"Softmax", 1}}},
+     {{{"MatMul", 5}, {"Softmax", 1}}}},
 };
 
-// Region fusions: the entry's float op types against the rule's required decomposition.
+// Region fusions: the entry's float op types against the rule's required decompositions.
 std::optional<FusionGroup> region_fusion(const FusionContext& c, const MappingEntry& e) {
-  const RegionRule* rule = region_rule_for(c.quant_graph.ops[e.quant_ops.front()].cls);
+  const Node& quant_primary = c.quant_model.nodes[c.quant_graph.ops[e.quant_ops.front()].primary];
+  const RegionRule* rule = region_rule_for(c.quant_graph.ops[e.quant_ops.front()].cls, quant_primary.op_type);
   if (!rule) return std::nullopt;
   std::map<std::string, int> seen;
   for (LogicalId f : e.float_ops) ++seen[c.float_model.nodes[c.float_graph.ops[f].primary].op_type];
   std::string found, missing;
   for (const auto& [type, n] : seen) found += (found.empty() ? "" : ", ") + std::to_string(n) + " " + type;
-  for (const OpCount& need : rule->required)
-    if (seen[need.op_type] < need.count) missing += (missing.empty() ? "" : ", ") + std::string(need.op_type);
-  const std::string detail = "float subgraph of " + found + (missing.empty() ? " holds the op's decomposition" : "; missing " + missing);
-  return FusionGroup{rule->name, 0, missing.empty() ? "verified" : "mismatch",
+  bool held = false;
+  for (const auto& decomposition : rule->required) {
+    std::string lacks;
+    for (const OpCount& need : decomposition)
+      if (seen[need.op_type] < need.count) lacks += (lacks.empty() ? "" : ", ") + std::string(need.op_type);
+    if (lacks.empty()) held = true;
+    else if (missing.empty()) missing = lacks;
+  }
+  const std::string detail = "float subgraph of " + found + (held ? " holds the op's decomposition" : "; missing " + missing);
+  return FusionGroup{rule->name, 0, held ? "verified" : "mismatch",
                      detail + " [check: op types of the float subgraph against the decomposition]"};
 }
 
@@ -179,10 +205,14 @@ bool class_matches(const char* want, const std::string& got) {
 
 }  // namespace
 
-const RegionRule* region_rule_for(const std::string& quant_class) {
+const RegionRule* region_rule_for(const std::string& quant_class, const std::string& quant_op_type) {
   for (const RegionRule& r : kRegionRules)
-    if (quant_class == r.quant_class) return &r;
+    if (quant_class == r.quant_class && (!r.quant_op_type || quant_op_type == r.quant_op_type)) return &r;
   return nullptr;
+}
+
+bool takes_preceding_add(const std::string& quant_op_type) {
+  return quant_op_type == "SkipLayerNormalization" || quant_op_type == "BiasGelu" || quant_op_type == "FastGelu";
 }
 
 std::optional<FusionGroup> detect_fusion(const FusionContext& c, const MappingEntry& e) {
