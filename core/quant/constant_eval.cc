@@ -51,7 +51,7 @@ std::optional<ConstantView> stored_view(const Model& m, TensorId t) {
     return std::nullopt;
   auto reader = std::make_shared<ElementReader>(m, tensor);
   return ConstantView{tensor.dims, [reader](std::uint64_t i) { return reader->at(i); }, tensor.type->name, false,
-                    [reader](std::uint64_t first, std::size_t n, double* out) { reader->read(first, n, out); }};
+                    [reader](std::uint64_t first, std::size_t n, double* out) { reader->read(first, n, out); }, nullptr};
 }
 
 std::optional<ConstantView> dequantized_view(const Model& m, ValueId x, ValueId scale, ValueId zp, std::int64_t axis,
@@ -65,8 +65,18 @@ std::optional<ConstantView> dequantized_view(const Model& m, ValueId x, ValueId 
   p.block_size = block_size;
   try {
     auto dq = std::make_shared<ElementDequantizer>(m, m.tensors[xt], p);
-    return ConstantView{m.tensors[xt].dims, [dq](std::uint64_t i) { return dq->at(i); }, m.tensors[xt].type->name, true,
-                      [dq](std::uint64_t first, std::size_t n, double* out) { dq->read(first, n, out); }};
+    ConstantView v{m.tensors[xt].dims, [dq](std::uint64_t i) { return dq->at(i); }, m.tensors[xt].type->name, true,
+                   [dq](std::uint64_t first, std::size_t n, double* out) { dq->read(first, n, out); }, nullptr};
+    if (const auto range = integer_code_range(*m.tensors[xt].type)) {
+      auto codes = std::make_shared<CodeAccess>();
+      codes->type = m.tensors[xt].type->name;
+      codes->qmin = range->first;
+      codes->qmax = range->second;
+      codes->at = [dq](std::uint64_t i, double& code, double& step) { dq->code_at(i, code, step); };
+      codes->read = [dq](std::uint64_t first, std::size_t n, double* c, double* s) { dq->read_codes(first, n, c, s); };
+      v.codes = codes;
+    }
+    return v;
   } catch (const Error&) {
     return std::nullopt;
   }
@@ -104,16 +114,24 @@ std::optional<ConstantView> constant_view(const Model& m, ValueId v, int depth) 
     for (std::size_t i = 0; i < rank; ++i) out_dims[i] = in->dims[static_cast<std::size_t>(perm[i])];
     std::vector<std::uint64_t> in_strides(rank, 1);
     for (std::size_t i = rank; i-- > 1;) in_strides[i - 1] = in_strides[i] * static_cast<std::uint64_t>(in->dims[i]);
-    auto source = in->at;
-    in->at = [source, out_dims, in_strides, perm](std::uint64_t flat) {
+    auto source_index = [out_dims, in_strides, perm](std::uint64_t flat) {
       std::uint64_t src = 0;
       for (std::size_t i = out_dims.size(); i-- > 0;) {
         const auto d = static_cast<std::uint64_t>(out_dims[i]);
         src += (flat % d) * in_strides[static_cast<std::size_t>(perm[i])];
         flat /= d;
       }
-      return source(src);
+      return src;
     };
+    auto source = in->at;
+    in->at = [source, source_index](std::uint64_t flat) { return source(source_index(flat)); };
+    if (in->codes) {
+      auto codes = std::make_shared<CodeAccess>(*in->codes);
+      auto code_at = in->codes->at;
+      codes->at = [code_at, source_index](std::uint64_t flat, double& code, double& step) { code_at(source_index(flat), code, step); };
+      codes->read = nullptr;
+      in->codes = codes;
+    }
     in->dims = out_dims;
     in->read = nullptr;  // no longer contiguous
     return in;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,21 @@
 #include "model/model.h"
 
 namespace vq {
+
+// The integer codes behind a dequantised view and the quantization step (scale) of each element:
+// weight analysis counts codes (levels used, saturation at qmin/qmax) and measures error in steps.
+struct CodeAccess {
+  std::string type;          // "int8", "uint4", ...
+  double qmin = 0, qmax = 0;  // the type's code range
+  std::function<void(std::uint64_t, double&, double&)> at;                     // flat index -> code, step
+  std::function<void(std::uint64_t, std::size_t, double*, double*)> read;  // optional: a contiguous run
+
+  void read_run(std::uint64_t first, std::size_t count, double* codes, double* steps) const {
+    if (read) read(first, count, codes, steps);
+    else
+      for (std::size_t i = 0; i < count; ++i) at(first + i, codes[i], steps[i]);
+  }
+};
 
 // A constant value as an op sees it, readable element by element (row-major flat index) without
 // decoding the rest; views over stored bytes also read contiguous runs in one pass (`read`).
@@ -21,6 +37,7 @@ struct ConstantView {
   std::string stored_type;   // element type of the stored tensor at the root ("int8", "float16", ...)
   bool dequantized = false;  // went through a DequantizeLinear
   std::function<void(std::uint64_t, std::size_t, double*)> read;  // optional
+  std::shared_ptr<const CodeAccess> codes;                         // when it dequantises integer codes
 
   void read_run(std::uint64_t first, std::size_t count, double* out) const {
     if (read) read(first, count, out);

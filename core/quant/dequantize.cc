@@ -166,6 +166,24 @@ double ElementDequantizer::at(std::uint64_t i) const {
   return dequantized_value(codes_.at(i), zero_points_.empty() ? 0.0 : zero_points_[k], scales_[k], out_type_);
 }
 
+void ElementDequantizer::code_at(std::uint64_t i, double& code, double& step) const {
+  code = codes_.at(i);
+  step = scales_[broadcast_.index(i)];
+}
+
+void ElementDequantizer::read_codes(std::uint64_t first, std::size_t count, double* codes, double* steps) const {
+  codes_.read(first, count, codes);
+  for (std::size_t j = 0; j < count; ++j) steps[j] = scales_[broadcast_.index(first + j)];
+}
+
+std::optional<std::pair<double, double>> integer_code_range(const ElementTypeInfo& type) {
+  if (type.bits <= 0 || type.bits > 32) return std::nullopt;
+  const double levels = std::ldexp(1.0, type.bits);
+  if (type.kind == ElementKind::SignedInt) return std::make_pair(-levels / 2, levels / 2 - 1);
+  if (type.kind == ElementKind::UnsignedInt) return std::make_pair(0.0, levels - 1);
+  return std::nullopt;
+}
+
 std::vector<double> dequantize_linear(const Model& model, const Tensor& x, const DequantizeParams& p) {
   const ElementDequantizer dq(model, x, p);
   std::vector<double> out(static_cast<std::size_t>(x.element_count));

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "model/model.h"
@@ -64,6 +66,9 @@ class ElementDequantizer {
   ElementDequantizer(const Model& model, const Tensor& x, const DequantizeParams& params);
   double at(std::uint64_t index) const;
   void read(std::uint64_t first, std::size_t count, double* out) const;
+  // The stored code of an element and its step (the scale it is multiplied by).
+  void code_at(std::uint64_t index, double& code, double& step) const;
+  void read_codes(std::uint64_t first, std::size_t count, double* codes, double* steps) const;
 
  private:
   ElementReader codes_;
@@ -71,6 +76,9 @@ class ElementDequantizer {
   ElementType out_type_;
   QuantBroadcast broadcast_;
 };
+
+// The code range [qmin, qmax] of an integer element type (nullopt for float and other types).
+std::optional<std::pair<double, double>> integer_code_range(const ElementTypeInfo& type);
 
 // Rounds a float32 value to the nearest float16 / bfloat16 (ties to even) and widens it back.
 double round_to_float16(float value);

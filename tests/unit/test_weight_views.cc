@@ -157,14 +157,17 @@ BOOST_AUTO_TEST_CASE(folding_is_told_apart_from_quantization_noise) {
     BOOST_TEST(cmp->folded_factor);
     BOOST_TEST(cmp->channels_off * 2 > cmp->ratio.size());
   }
-  // Integer ops keep their weight scale in the rescale Mul: the factor is unknown, never a fold.
+  // Integer ops keep their weight scale in the rescale, Mul(x_scale, w_scale) after
+  // DynamicQuantizeLinear: read from there, the dequantised weight is the float weight (factor 1).
   {
     const Model f = load_model_file(pair_file("ort_dynamic_mlp", "float"));
     const Model q = load_model_file(pair_file("ort_dynamic_mlp", "quant"));
     const WeightDigest qd = digest_of(q, "MatMulInteger");
-    BOOST_TEST(!qd.channel_factor_known);
+    BOOST_TEST(qd.channel_factor_known);
     const auto cmp = compare_weights(digest_of(f, "MatMul"), qd);
     BOOST_REQUIRE(cmp);
     BOOST_TEST(!cmp->folded_factor);
+    BOOST_TEST(std::fabs(cmp->ratio_min - 1) < 0.02);
+    BOOST_TEST(std::fabs(cmp->ratio_max - 1) < 0.02);
   }
 }

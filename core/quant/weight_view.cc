@@ -1,0 +1,302 @@
+#include "quant/weight_view.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "quant/dequantize.h"
+#include "quant/quant_forms.h"
+
+namespace vq {
+namespace {
+
+// The constant weight scale of an integer op's rescale: ONNX Runtime's dynamic quantizer writes
+// ConvInteger/MatMulInteger -> Cast -> Mul(., Mul(x_scale, w_scale)), x_scale coming from
+// DynamicQuantizeLinear; a static rescale multiplies by one constant. Empty when not found.
+std::vector<double> integer_weight_scale(const Model& m, const Node& n) {
+  if (n.outputs.empty() || n.outputs[0] == kNone) return {};
+  ValueId v = n.outputs[0];
+  for (int hop = 0; hop < 3; ++hop) {
+    const auto& consumers = m.values[v].consumers;
+    if (consumers.size() != 1) return {};
+    const Node& c = m.nodes[consumers[0]];
+    if (c.op_type == "Cast") {
+      v = node_input(c, 0) == v && !c.outputs.empty() ? c.outputs[0] : kNone;
+      if (v == kNone) return {};
+      continue;
+    }
+    if (c.op_type != "Mul") return {};
+    const ValueId other = node_input(c, 0) == v ? node_input(c, 1) : node_input(c, 0);
+    if (other == kNone) return {};
+    if (const TensorId t = stored_tensor(m, other); t != kNone) return tensor_values(m, m.tensors[t]);
+    const NodeId p = m.values[other].producer;
+    if (p == kNone || m.nodes[p].op_type != "Mul") return {};
+    // Mul(x_scale, w_scale): the constant side is the weight's.
+    for (std::size_t i = 0; i < 2; ++i)
+      if (const TensorId t = stored_tensor(m, node_input(m.nodes[p], i)); t != kNone) {
+        const ValueId dynamic = node_input(m.nodes[p], 1 - i);
+        const NodeId dp = dynamic == kNone ? kNone : m.values[dynamic].producer;
+        if (dp != kNone && quant_op_role(m.nodes[dp].domain, m.nodes[dp].op_type) == QuantOpRole::DynamicQuantize)
+          return tensor_values(m, m.tensors[t]);
+      }
+    return {};
+  }
+  return {};
+}
+
+// ConvInteger / MatMulInteger: (code - zero point) x the weight scale read from the rescale, per
+// tensor or per output channel (axis 0 for ConvInteger, the last axis for MatMulInteger).
+std::optional<ConstantView> integer_view(const Model& m, const Node& n, bool per_last_axis, bool& scale_known) {
+  const TensorId bt = stored_tensor(m, node_input(n, 1));
+  if (bt == kNone) return std::nullopt;
+  auto view = stored_view(m, bt);
+  const auto range = integer_code_range(*m.tensors[bt].type);
+  if (!view || !range) return std::nullopt;
+  const TensorId zt = stored_tensor(m, node_input(n, 3));
+  std::vector<double> zp = zt == kNone ? std::vector<double>{0.0} : tensor_values(m, m.tensors[zt]);
+  if (zp.empty()) zp = {0.0};
+  std::vector<double> scale = integer_weight_scale(m, n);
+  scale_known = !scale.empty();
+  if (scale.empty()) scale = {1.0};
+  const std::uint64_t count = element_count_of(view->dims);
+  const std::uint64_t last = view->dims.empty() ? 1 : static_cast<std::uint64_t>(view->dims.back());
+  const std::uint64_t rows = view->dims.empty() ? 1 : static_cast<std::uint64_t>(view->dims.front());
+  auto channel = [count, last, rows, per_last_axis](std::uint64_t i, std::size_t size) -> std::size_t {
+    if (size <= 1) return 0;
+    const std::size_t k = per_last_axis ? static_cast<std::size_t>(i % last) : static_cast<std::size_t>(i / (count / rows));
+    return k < size ? k : 0;
+  };
+  auto source = view->at;
+  view->at = [source, zp, scale, channel](std::uint64_t i) {
+    return static_cast<double>(static_cast<float>(source(i) - zp[channel(i, zp.size())]) * static_cast<float>(scale[channel(i, scale.size())]));
+  };
+  auto codes = std::make_shared<CodeAccess>();
+  codes->type = m.tensors[bt].type->name;
+  codes->qmin = range->first;
+  codes->qmax = range->second;
+  codes->at = [source, scale, channel](std::uint64_t i, double& code, double& step) {
+    code = source(i);
+    step = scale[channel(i, scale.size())];
+  };
+  view->codes = codes;
+  view->dequantized = true;
+  view->read = nullptr;
+  return view;
+}
+
+// Unsigned `bits`-bit codes packed least significant bits first, rows of `row_bytes` bytes, blocks
+// of `block` codes along each row sharing one scale (rows x blocks scales, row-major); zero points
+// packed the same way in uint8 or given unpacked in the scale's type; default 2^(bits-1). ONNX
+// Runtime's weight-only formats (MatMulNBits, GatherBlockQuantized with uint8 data) store weights so.
+struct PackedBlocks {
+  TensorId codes = kNone, scales = kNone, zero_points = kNone;
+  std::int64_t rows = 0, cols = 0, bits = 4, block = 0;
+  std::uint64_t row_bytes = 0;
+  std::vector<std::int64_t> dims;  // the view's shape (rows x cols elements)
+};
+
+std::optional<ConstantView> packed_block_view(const Model& m, const PackedBlocks& p) {
+  if (p.codes == kNone || p.scales == kNone || p.rows <= 0 || p.cols <= 0 || p.block <= 0 || p.bits < 2 || p.bits > 8)
+    return std::nullopt;
+  const std::int64_t blocks = (p.cols + p.block - 1) / p.block;
+  const std::int64_t rows = p.rows, cols = p.cols, block = p.block, bits = p.bits;
+  const std::uint64_t row_bytes = p.row_bytes;
+  if (row_bytes * 8 < static_cast<std::uint64_t>(cols * bits) ||
+      m.tensors[p.codes].payload_bytes < static_cast<std::uint64_t>(rows) * row_bytes)
+    return std::nullopt;
+  auto scales = std::make_shared<std::vector<double>>(tensor_values(m, m.tensors[p.scales]));
+  if (scales->size() < static_cast<std::size_t>(rows * blocks)) return std::nullopt;
+  auto b = std::make_shared<PayloadBytes>(m.payload(m.tensors[p.codes]));
+  const TensorId zt = p.zero_points;
+  const bool packed_zp = zt != kNone && m.tensors[zt].type->type == ElementType::Uint8;
+  auto zp_bytes = std::make_shared<PayloadBytes>(packed_zp ? m.payload(m.tensors[zt]) : PayloadBytes(ByteView()));
+  auto zp_values = std::make_shared<std::vector<double>>(zt != kNone && !packed_zp ? tensor_values(m, m.tensors[zt]) : std::vector<double>{});
+  const auto zp_row_bytes = static_cast<std::uint64_t>((blocks * bits + 7) / 8);
+  if (packed_zp && zp_bytes->view().size < static_cast<std::uint64_t>(rows) * zp_row_bytes) return std::nullopt;
+  if (!zp_values->empty() && zp_values->size() < static_cast<std::size_t>(rows * blocks)) return std::nullopt;
+  auto code_at = [bits](const std::uint8_t* base, std::uint64_t index) {
+    const std::uint64_t bit = index * static_cast<std::uint64_t>(bits);
+    std::uint32_t word = base[bit / 8];
+    if (bit % 8 + static_cast<std::uint64_t>(bits) > 8) word |= static_cast<std::uint32_t>(base[bit / 8 + 1]) << 8;
+    return static_cast<double>((word >> (bit % 8)) & ((1u << bits) - 1u));
+  };
+  // One element: its code, zero point and scale.
+  auto element = [=](std::uint64_t flat, double& q, double& zp, double& scale) {
+    const auto row = static_cast<std::int64_t>(flat / static_cast<std::uint64_t>(cols));
+    const auto k = static_cast<std::int64_t>(flat % static_cast<std::uint64_t>(cols));
+    const std::int64_t blk = k / block;
+    const auto slot = static_cast<std::size_t>(row * blocks + blk);
+    zp = static_cast<double>(1 << (bits - 1));
+    if (packed_zp) zp = code_at(zp_bytes->view().data + static_cast<std::uint64_t>(row) * zp_row_bytes, static_cast<std::uint64_t>(blk));
+    else if (!zp_values->empty()) zp = (*zp_values)[slot];
+    q = code_at(b->view().data + static_cast<std::uint64_t>(row) * row_bytes, static_cast<std::uint64_t>(k));
+    scale = (*scales)[slot];
+  };
+  ConstantView v;
+  v.dims = p.dims;
+  v.stored_type = bits == 4 ? "uint4" : "uint" + std::to_string(bits);
+  v.dequantized = true;
+  v.at = [element](std::uint64_t flat) {
+    double q, zp, scale;
+    element(flat, q, zp, scale);
+    return static_cast<double>(static_cast<float>(q - zp) * static_cast<float>(scale));
+  };
+  auto codes = std::make_shared<CodeAccess>();
+  codes->type = v.stored_type;
+  codes->qmin = 0;
+  codes->qmax = static_cast<double>((1 << bits) - 1);
+  codes->at = [element](std::uint64_t flat, double& code, double& step) {
+    double zp;
+    element(flat, code, zp, step);
+  };
+  v.codes = codes;
+  return v;
+}
+
+// MatMulNBits: B [N, k_blocks, blob] (the weight transposed, each row padded to whole blocks);
+// scales [N * k_blocks]. Viewed as [N, K].
+std::optional<ConstantView> matmulnbits_view(const Model& m, const Node& n) {
+  PackedBlocks p;
+  p.rows = int_attribute(n, "N", 0);
+  p.cols = int_attribute(n, "K", 0);
+  p.bits = int_attribute(n, "bits", 4);
+  p.block = int_attribute(n, "block_size", 0);
+  p.codes = stored_tensor(m, node_input(n, 1));
+  p.scales = stored_tensor(m, node_input(n, 2));
+  p.zero_points = stored_tensor(m, node_input(n, 3));
+  if (p.block <= 0 || p.cols <= 0 || p.bits <= 0) return std::nullopt;
+  p.row_bytes = static_cast<std::uint64_t>((p.cols + p.block - 1) / p.block * p.block * p.bits / 8);
+  p.dims = {p.rows, p.cols};
+  return packed_block_view(m, p);
+}
+
+// GatherBlockQuantized (com.microsoft): the table dequantised blockwise along `quantize_axis`.
+// int4/uint4 data is DequantizeLinear with block_size (zero point 0 by default); uint8 data packs
+// `bits`-bit codes along the last axis as MatMulNBits does (default zero point 2^(bits-1)), and
+// ONNX Runtime then requires the last axis as quantize_axis.
+std::optional<ConstantView> gather_block_quantized_view(const Model& m, const Node& n) {
+  const TensorId data = stored_tensor(m, node_input(n, 0));
+  if (data == kNone) return std::nullopt;
+  const Tensor& t = m.tensors[data];
+  const auto rank = static_cast<std::int64_t>(t.dims.size());
+  std::int64_t axis = int_attribute(n, "quantize_axis", 1);
+  if (axis < 0) axis += rank;
+  const std::int64_t block = int_attribute(n, "block_size", 128);
+  if (t.type->type != ElementType::Uint8)
+    return dequantized_view(m, node_input(n, 0), node_input(n, 2), node_input(n, 3), axis, block);
+  if (rank < 1 || axis != rank - 1) return std::nullopt;
+  PackedBlocks p;
+  p.bits = int_attribute(n, "bits", 4);
+  if (p.bits != 4 && p.bits != 8) return std::nullopt;
+  p.codes = data;
+  p.scales = stored_tensor(m, node_input(n, 2));
+  p.zero_points = stored_tensor(m, node_input(n, 3));
+  p.block = block;
+  p.row_bytes = static_cast<std::uint64_t>(t.dims.back());
+  p.cols = t.dims.back() * 8 / p.bits;
+  p.rows = 1;
+  for (std::int64_t i = 0; i + 1 < rank; ++i) p.rows *= t.dims[static_cast<std::size_t>(i)];
+  p.dims = t.dims;
+  p.dims.back() = p.cols;
+  return packed_block_view(m, p);
+}
+
+}  // namespace
+
+std::optional<WeightView> op_weight_view(const Model& m, const LogicalOp& op) {
+  if (op.weight == kNone) return std::nullopt;
+  const Node& n = m.nodes[op.primary];
+  const std::string& t = n.op_type;
+  std::optional<ConstantView> view;
+  bool factor_known = true;
+  std::int64_t axis = 0;  // output-channel axis of the weight as the op sees it
+  if (t == "MatMulNBits") {
+    view = matmulnbits_view(m, n);
+  } else if (t == "GatherBlockQuantized") {
+    view = gather_block_quantized_view(m, n);
+    axis = int_attribute(n, "gather_axis", 0);  // one channel per gathered entry, as for Gather
+  } else if (t == "QLinearConv") {
+    view = dequantized_view(m, node_input(n, 3), node_input(n, 4), node_input(n, 5), 0, 0);
+  } else if (t == "QLinearMatMul") {
+    view = dequantized_view(m, node_input(n, 3), node_input(n, 4), node_input(n, 5), -1, 0);
+    axis = -1;
+  } else if (t == "QGemm") {
+    axis = int_attribute(n, "transB", 0) != 0 ? 0 : 1;
+    view = dequantized_view(m, node_input(n, 3), node_input(n, 4), node_input(n, 5), axis, 0);
+  } else if (t == "ConvInteger") {
+    view = integer_view(m, n, false, factor_known);
+  } else if (t == "MatMulInteger") {
+    view = integer_view(m, n, true, factor_known);
+    axis = -1;
+  } else {
+    view = constant_view(m, op.weight);
+    if (t == "Gemm") axis = int_attribute(n, "transB", 0) != 0 ? 0 : 1;
+    else if (t == "Gather") axis = int_attribute(n, "axis", 0);  // one channel per gathered entry
+    else if (t == "ConvTranspose") axis = 1;
+    else if (op.cls == "matmul") axis = (node_input(n, 1) == op.weight) ? -1 : -2;
+    else if (op.cls == "attention") axis = -1;  // packed QKV [hidden, 3 * hidden]: output columns
+  }
+  if (!view) return std::nullopt;
+  const std::uint64_t count = element_count_of(view->dims);
+  if (count == 0) return std::nullopt;
+  WeightView w{std::move(*view), {}, factor_known};
+  const auto rank = static_cast<std::int64_t>(w.values.dims.size());
+  if (rank <= 1) {
+    w.layout.vector = true;  // a vector is one channel
+  } else {
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) axis = 0;
+    w.layout.rows = static_cast<std::uint64_t>(w.values.dims[static_cast<std::size_t>(axis)]);
+    for (std::int64_t i = axis + 1; i < rank; ++i) w.layout.inner *= static_cast<std::uint64_t>(w.values.dims[static_cast<std::size_t>(i)]);
+  }
+  if (w.layout.rows == 0) return std::nullopt;
+  w.layout.cols = count / w.layout.rows;
+  if (w.layout.vector) w.layout.inner = w.layout.cols;
+  return w;
+}
+
+namespace {
+
+// For each stored run of canonical rows [first, first + count): an outer index o holds rows x
+// inner elements contiguously, so rows [first, first + count) of it are one run of count x inner.
+template <typename ReadRun, typename Place>
+void for_each_run(const WeightLayout& l, std::uint64_t first, std::uint64_t count, ReadRun read_run, Place place) {
+  const std::uint64_t outers = l.cols / l.inner;
+  const std::uint64_t run = count * l.inner;
+  for (std::uint64_t o = 0; o < outers; ++o) {
+    read_run((o * l.rows + first) * l.inner, static_cast<std::size_t>(run));
+    for (std::uint64_t r = 0; r < count; ++r)
+      for (std::uint64_t i = 0; i < l.inner; ++i) place(r * l.inner + i, r * l.cols + o * l.inner + i);
+  }
+}
+
+}  // namespace
+
+void read_weight_rows(const WeightView& w, std::uint64_t first, std::uint64_t count, double* out) {
+  const WeightLayout& l = w.layout;
+  if (l.vector || l.inner == l.cols) {  // channels first: the rows are one run
+    w.values.read_run(first * l.cols, static_cast<std::size_t>(count * l.cols), out);
+    return;
+  }
+  std::vector<double> buffer(static_cast<std::size_t>(count * l.inner));
+  for_each_run(
+      l, first, count, [&](std::uint64_t at, std::size_t n) { w.values.read_run(at, n, buffer.data()); },
+      [&](std::uint64_t from, std::uint64_t to) { out[to] = buffer[from]; });
+}
+
+void read_code_rows(const WeightView& w, std::uint64_t first, std::uint64_t count, double* codes, double* steps) {
+  const WeightLayout& l = w.layout;
+  const CodeAccess& access = *w.values.codes;
+  if (l.vector || l.inner == l.cols) {
+    access.read_run(first * l.cols, static_cast<std::size_t>(count * l.cols), codes, steps);
+    return;
+  }
+  std::vector<double> c(static_cast<std::size_t>(count * l.inner)), s(c.size());
+  for_each_run(
+      l, first, count, [&](std::uint64_t at, std::size_t n) { access.read_run(at, n, c.data(), s.data()); },
+      [&](std::uint64_t from, std::uint64_t to) {
+        codes[to] = c[from];
+        steps[to] = s[from];
+      });
+}
+
+}  // namespace vq
