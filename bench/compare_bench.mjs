@@ -2,7 +2,8 @@
 //   load:    what loading both models costs, as natively: read each file, copy it into the wasm
 //            heap, load it, write a small report (inspect);
 //   parse:   the same without reading the files (bytes already in memory), the strictest baseline;
-//   compare: compare() of the pair from the bytes in memory.
+//   compare: compare() of the pair from the bytes in memory, alignment only (the weight analysis
+//            reads every weight whole and has its own benchmark).
 // compare - parse is what the compare job adds; it is reported against both baselines.
 //   node bench/compare_bench.mjs FLOAT QUANT WASM_DIST [REPEATS]
 import { readFileSync } from 'node:fs';
@@ -29,7 +30,7 @@ for (let i = 0; i < repeats; i++) {
     vq.inspect(readFileSync(quantPath), 'quant.onnx');
   })[0]);
   parses.push(time(() => { vq.inspect(a, 'float.onnx'); vq.inspect(b, 'quant.onnx'); })[0]);
-  const [t, text] = time(() => vq.compare(a, 'float.onnx', b, 'quant.onnx'));
+  const [t, text] = time(() => vq.compare(a, 'float.onnx', b, 'quant.onnx', {}, { weights: false }));
   compares.push(t);
   report = JSON.parse(text);
 }

@@ -45,13 +45,14 @@ class Session {
   }
 
   // Both models in either order; the report says which one is quantized. External files of both
-  // models come from this session's files.
+  // models come from this session's files. `with_weights` adds the weight analysis of every pair
+  // (it reads every weight whole); the alignment alone only samples them.
   CallResult compare(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
-                     std::size_t second_size, const std::string& second_name) {
+                     std::size_t second_size, const std::string& second_name, bool with_weights) {
     return guarded([&] {
       vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
       vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
-      return vq::dump_report(vq::compare_models(std::move(a), std::move(b), first_name, second_name));
+      return vq::dump_report(vq::compare_models(std::move(a), std::move(b), first_name, second_name, with_weights));
     });
   }
 

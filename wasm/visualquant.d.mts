@@ -149,6 +149,42 @@ export interface CompareReport {
   mapping: MappingEntry[];
   fusions: FusionGroup[];
   logical_graphs: { float: LogicalOp[]; quant: LogicalOp[] };
+  /** Present unless compare() was called with { weights: false }. */
+  weights?: WeightsReport;
+}
+
+export interface Distribution {
+  count: number; min: number; max: number; mean: number; std: number;
+  skewness: number; kurtosis: number; zero_fraction: number;
+  /** Keys p0.1, p1, p5, p25, p50, p75, p95, p99, p99.9 (numpy 'linear' interpolation, exact). */
+  quantiles: Record<string, number>;
+}
+
+export interface WeightLayer {
+  entry: number; rank: number; float_node: string; quant_node: string;
+  float_op_type: string; quant_op_type: string; shape: [number, number]; parameters: number;
+  batchnorm_folded: boolean; note?: string;
+  float: Distribution; dequantized: Distribution;
+  error: { mse: number; rmse: number; max_abs: number; max_abs_at: [number, number]; sqnr_db: number | null;
+           cosine: number; relative_l2: number; mean_abs_lsb: number | null; max_abs_lsb: number | null };
+  histogram: { edges: number[]; float: number[]; dequantized: number[] };
+  codes: { type: string; qmin: number; qmax: number; levels_total: number; levels_used: number;
+           at_qmin: number; at_qmax: number; counts?: number[] } | null;
+  outliers: { sigmas: number; beyond_sigmas: number; beyond_clip_range: number; first_indices: number[] };
+  channels: { count: number; range_spread: number; float_min?: number[]; float_max?: number[]; mse?: number[];
+              max_abs?: number[]; sqnr_db?: (number | null)[]; cosine?: number[]; step?: number[]; zero_point?: number[] };
+  sensitivity: number;
+}
+
+export interface WeightsReport {
+  ranking: string;
+  histogram_bins: number;
+  layers: WeightLayer[];
+}
+
+export interface CompareOptions {
+  /** Include the weight analysis of every aligned pair (default true). */
+  weights?: boolean;
 }
 
 export class VisualQuant {
@@ -157,7 +193,7 @@ export class VisualQuant {
   inspect(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array>): string;
   /** JSON text of a CompareReport, in either argument order; throws VisualQuantError. */
   compare(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
-          externalFiles?: Record<string, Uint8Array>): string;
+          externalFiles?: Record<string, Uint8Array>, options?: CompareOptions): string;
 }
 
 export interface LoadOptions {

@@ -60,11 +60,15 @@ export class VisualQuant {
 
   /**
    * Compare report of two models, as JSON text (byte-identical to `visualquant compare A B --json -`).
-   * The order does not matter: the quantized one is detected.
+   * The order does not matter: the quantized one is detected. `options.weights` (default true)
+   * includes the weight analysis of every aligned pair, as the CLI's JSON does; without it only the
+   * alignment is computed (weights are sampled, not read whole).
    */
-  compare(firstBytes, firstName, secondBytes, secondName, externalFiles = {}) {
+  compare(firstBytes, firstName, secondBytes, secondName, externalFiles = {}, options = {}) {
+    const withWeights = options.weights ?? true;
     return this.withSession(externalFiles, (session, toHeap) =>
-      unwrap(session.compare(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes), secondBytes.byteLength, secondName)));
+      unwrap(session.compare(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes), secondBytes.byteLength,
+                             secondName, withWeights)));
   }
 }
 

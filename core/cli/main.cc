@@ -1,6 +1,7 @@
 // visualquant: the command-line face of the core.
 //   visualquant inspect MODEL [--json] [--max-elements N]
 //   visualquant compare FLOAT QUANT [--json FILE]
+//   visualquant weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]
 // Exit codes: 0 ok, 2 usage, 3 the model could not be loaded (invalid, unsafe or unreadable).
 #include <cstdio>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "model/model_loader.h"
 #include "report/compare_report.h"
 #include "report/inspect_report.h"
+#include "report/weights_report.h"
 #include "util/error.h"
 
 namespace {
@@ -115,7 +117,8 @@ int run_compare(const std::vector<std::string>& args) {
     current = models[1];
     vq::Model b = vq::load_model_file(models[1]);
     current.clear();
-    const auto report = vq::compare_models(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]));
+    const auto report =
+        vq::compare_models(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]), !json_path.empty());
     if (json_path == "-") {
       std::cout << vq::dump_report(report);
       return kExitOk;
@@ -129,6 +132,70 @@ int run_compare(const std::vector<std::string>& args) {
         return kExitUsage;
       }
     }
+    return kExitOk;
+  });
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) std::cerr << "visualquant: cannot write '" << path << "'\n";
+  return static_cast<bool>(out);
+}
+
+int run_weights(const std::vector<std::string>& args) {
+  std::vector<std::string> models;
+  std::string json_path, csv_path, layer;
+  vq::WeightAnalysisOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (a == "--json" || a == "--csv" || a == "--layer" || a == "--bins") {
+      if (!has_value) return usage_error(a + " needs a value");
+      const std::string& v = args[++i];
+      if (a == "--json") json_path = v;
+      else if (a == "--csv") csv_path = v;
+      else if (a == "--layer") layer = v;
+      else {
+        try {
+          options.histogram_bins = std::stoul(v);
+        } catch (const std::exception&) {
+          return usage_error("--bins needs a number, not '" + v + "'");
+        }
+        if (options.histogram_bins < 1 || options.histogram_bins > 4096) return usage_error("--bins must be 1..4096");
+      }
+    } else if (!a.empty() && a[0] == '-') {
+      return usage_error("unknown option '" + a + "'");
+    } else {
+      models.push_back(a);
+    }
+  }
+  if (models.size() != 2) return usage_error("weights needs two models: FLOAT QUANT");
+  std::string current;
+  return guarded(&current, [&] {
+    current = models[0];
+    vq::Model a = vq::load_model_file(models[0]);
+    current = models[1];
+    vq::Model b = vq::load_model_file(models[1]);
+    current.clear();
+    const auto c = vq::run_comparison(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]));
+    if (!layer.empty()) {
+      const auto detail = vq::weight_layer_report(*c, layer, options);
+      if (!detail) {
+        std::cerr << "visualquant: no aligned weight pair has node '" << layer << "'\n";
+        return kExitUsage;
+      }
+      std::cout << vq::dump_report(*detail);
+      return kExitOk;
+    }
+    const auto report = vq::weights_report(*c, options);
+    if (json_path == "-") {
+      std::cout << vq::dump_report(report);
+    } else {
+      std::cout << vq::weights_text(report);
+      if (!json_path.empty() && !write_file(json_path, vq::dump_report(report))) return kExitUsage;
+    }
+    if (!csv_path.empty() && !write_file(csv_path, vq::weights_csv(report))) return kExitUsage;
     return kExitOk;
   });
 }
@@ -149,5 +216,6 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "inspect") return run_inspect(args);
   if (command == "compare") return run_compare(args);
+  if (command == "weights") return run_weights(args);
   return usage_error("unknown command '" + command + "'");
 }

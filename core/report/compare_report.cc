@@ -8,6 +8,8 @@
 #include "align/weight_signature.h"
 #include "quant/quant_annotations.h"
 #include "quant/quant_forms.h"
+#include "report/comparison.h"
+#include "report/weights_report.h"
 
 namespace vq {
 namespace {
@@ -96,25 +98,6 @@ bool weighted_class(const std::string& cls) {
 
 }  // namespace
 
-std::size_t quantization_score(const Model& m) {
-  std::size_t score = 0;
-  // Ops that compute on quantized data weigh more than Q/DQ around float ops, so that of a QDQ
-  // model and a QOperator model the QOperator one is the "more quantized" side.
-  for (const Node& n : m.nodes) {
-    const auto role = quant_op_role(n.domain, n.op_type);
-    if (!role) continue;
-    score += (*role == QuantOpRole::QLinear || *role == QuantOpRole::Integer || *role == QuantOpRole::WeightOnlyOp) ? 3 : 1;
-  }
-  for (const Tensor& t : m.tensors) {
-    const ElementType e = t.type->type;
-    if (t.element_count > 1 && (e == ElementType::Int8 || e == ElementType::Uint8 || e == ElementType::Int4 ||
-                                e == ElementType::Uint4 || e == ElementType::Float8E4M3FN || e == ElementType::Float8E4M3FNUZ ||
-                                e == ElementType::Float8E5M2 || e == ElementType::Float8E5M2FNUZ))
-      ++score;
-  }
-  return score;
-}
-
 json compare_report(const CompareSide& f, const CompareSide& q, const Alignment& a, bool swapped) {
   json r;
   r["report"] = "visualquant.compare";
@@ -176,16 +159,12 @@ json compare_report(const CompareSide& f, const CompareSide& q, const Alignment&
   return r;
 }
 
-json compare_models(Model first, Model second, std::string first_name, std::string second_name) {
-  const bool swapped = quantization_score(first) > quantization_score(second);
-  if (swapped) {
-    std::swap(first, second);
-    std::swap(first_name, second_name);
-  }
-  const LogicalGraph lf = build_logical_graph(first), lq = build_logical_graph(second);
-  const auto wf = weight_digests(first, lf), wq = weight_digests(second, lq);
-  const Alignment alignment = align_models({first, lf, wf}, {second, lq, wq});
-  return compare_report({first, lf, wf, first_name}, {second, lq, wq, second_name}, alignment, swapped);
+json compare_models(Model first, Model second, std::string first_name, std::string second_name, bool with_weights) {
+  const auto c = run_comparison(std::move(first), std::move(second), std::move(first_name), std::move(second_name));
+  json r = compare_report({c->float_model, c->float_graph, c->float_weights, c->float_name},
+                          {c->quant_model, c->quant_graph, c->quant_weights, c->quant_name}, c->alignment, c->swapped);
+  if (with_weights) r["weights"] = weights_report(*c, WeightAnalysisOptions{});
+  return r;
 }
 
 std::string compare_text(const json& r) {

@@ -22,10 +22,6 @@ struct CompareSide {
   std::string file_name;
 };
 
-// How quantized a model looks (quantization ops and integer/float8/4-bit weights); used to tell
-// which of two files is the quantized one.
-std::size_t quantization_score(const Model& model);
-
 // Loads nothing: both models are loaded by the caller. `swapped` says the caller's argument order
 // was quantized-then-float and was corrected.
 nlohmann::ordered_json compare_report(const CompareSide& float_side, const CompareSide& quant_side,
@@ -34,7 +30,9 @@ nlohmann::ordered_json compare_report(const CompareSide& float_side, const Compa
 std::string compare_text(const nlohmann::ordered_json& report);
 
 // The whole compare job on two loaded models, in either order: detects which one is quantized,
-// builds both logical graphs, aligns them and returns the report. Shared by the CLI and wasm.
-nlohmann::ordered_json compare_models(Model first, Model second, std::string first_name, std::string second_name);
+// builds both logical graphs, aligns them and returns the report, with the weight analysis of
+// every aligned weight pair when asked (it reads every weight whole). Shared by the CLI and wasm.
+nlohmann::ordered_json compare_models(Model first, Model second, std::string first_name, std::string second_name,
+                                      bool with_weights = false);
 
 }  // namespace vq

@@ -1,0 +1,266 @@
+#include "report/weights_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+#include "quant/constant_eval.h"
+#include "quant/weight_view.h"
+
+namespace vq {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Nine significant digits: the same text natively and in wasm even where a libm differs in the
+// last bit; infinities (a lossless layer's SQNR) become null.
+json num(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  if (v == 0) return 0.0;
+  const int digits = 9 - 1 - static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const double scale = std::pow(10.0, digits);
+  const double r = std::round(v * scale) / scale;
+  std::ostringstream s;
+  s << std::setprecision(9) << r;
+  return std::stod(s.str());
+}
+
+json nums(const std::vector<double>& v) {
+  json out = json::array();
+  for (double x : v) out.push_back(num(x));
+  return out;
+}
+
+json distribution_json(const Distribution& d) {
+  json q = json::object();
+  for (std::size_t i = 0; i < kQuantiles.size(); ++i) {
+    std::ostringstream key;
+    key << "p" << kQuantiles[i] * 100;
+    q[key.str()] = num(d.quantiles[i]);
+  }
+  return {{"count", d.count},    {"min", num(d.min)},           {"max", num(d.max)},
+          {"mean", num(d.mean)}, {"std", num(d.std)},           {"skewness", num(d.skewness)},
+          {"kurtosis", num(d.kurtosis)}, {"zero_fraction", num(d.zero_fraction)}, {"quantiles", q}};
+}
+
+// gamma / sqrt(var + eps) of a BatchNormalization folded into the entry's weight.
+std::vector<double> fold_factor(const Comparison& c, const MappingEntry& e, std::uint64_t rows) {
+  for (LogicalId f : e.float_ops) {
+    const LogicalOp& op = c.float_graph.ops[f];
+    if (op.cls != "batchnorm") continue;
+    const Node& n = c.float_model.nodes[op.primary];
+    const auto gamma = evaluate_constant(c.float_model, node_input(n, 1));
+    const auto var = evaluate_constant(c.float_model, node_input(n, 4));
+    if (!gamma || !var || gamma->values.size() != rows || var->values.size() != rows) return {};
+    const double eps = float_attribute(n, "epsilon", 1e-5f);
+    std::vector<double> out(rows);
+    for (std::uint64_t r = 0; r < rows; ++r) out[r] = gamma->values[r] / std::sqrt(var->values[r] + eps);
+    return out;
+  }
+  return {};
+}
+
+double sensitivity(double sqnr_db, double share) {
+  if (std::isinf(sqnr_db) && sqnr_db > 0) return 0;
+  return std::pow(10.0, -sqnr_db / 10) * share;
+}
+
+}  // namespace
+
+std::vector<WeightPair> weight_pairs(const Comparison& c) {
+  std::vector<WeightPair> out;
+  for (std::size_t i = 0; i < c.alignment.entries.size(); ++i) {
+    const MappingEntry& e = c.alignment.entries[i];
+    if (e.float_ops.empty() || e.quant_ops.empty()) continue;
+    // The weighted op on each side (the entry's first op with a weight).
+    auto first_weighted = [](const LogicalGraph& g, const std::vector<LogicalId>& ops) -> std::optional<LogicalId> {
+      for (LogicalId o : ops)
+        if (g.ops[o].weight != kNone) return o;
+      return std::nullopt;
+    };
+    const auto f = first_weighted(c.float_graph, e.float_ops), q = first_weighted(c.quant_graph, e.quant_ops);
+    if (!f || !q) continue;
+    const auto& fd = c.float_weights[*f];
+    const auto& qd = c.quant_weights[*q];
+    if (!fd || !qd || fd->rows != qd->rows || fd->cols != qd->cols) continue;
+    WeightPair p{i, *f, *q, {}};
+    p.fold_factor = fold_factor(c, e, fd->rows);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAnalysis& a, bool detail) {
+  const Node& fn = c.float_model.nodes[c.float_graph.ops[p.float_op].primary];
+  const Node& qn = c.quant_model.nodes[c.quant_graph.ops[p.quant_op].primary];
+  json out;
+  out["entry"] = p.entry;
+  out["float_node"] = fn.id;
+  out["quant_node"] = qn.id;
+  out["float_op_type"] = fn.op_type;
+  out["quant_op_type"] = qn.op_type;
+  out["shape"] = json::array({a.rows, a.cols});
+  out["parameters"] = a.rows * a.cols;
+  out["batchnorm_folded"] = !p.fold_factor.empty();
+  if (!p.fold_factor.empty())
+    out["note"] = "compared with the float weight times gamma/sqrt(var+eps) of the folded BatchNormalization";
+  out["float"] = distribution_json(a.float_values);
+  out["dequantized"] = distribution_json(a.dequantized);
+  const ErrorMeasures& e = a.error;
+  out["error"] = {{"mse", num(e.mse)},
+                  {"rmse", num(e.rmse)},
+                  {"max_abs", num(e.max_abs)},
+                  {"max_abs_at", {e.max_abs_index / std::max<std::uint64_t>(1, a.cols), e.max_abs_index % std::max<std::uint64_t>(1, a.cols)}},
+                  {"sqnr_db", num(e.sqnr_db)},
+                  {"cosine", num(e.cosine)},
+                  {"relative_l2", num(e.relative_l2)},
+                  {"mean_abs_lsb", a.codes ? num(e.mean_abs_lsb) : json(nullptr)},
+                  {"max_abs_lsb", a.codes ? num(e.max_abs_lsb) : json(nullptr)}};
+  out["histogram"] = {{"edges", nums(a.histogram_edges)}, {"float", a.float_histogram}, {"dequantized", a.dequantized_histogram}};
+  if (a.codes) {
+    const CodeUsage& u = *a.codes;
+    json codes = {{"type", u.type},
+                  {"qmin", u.qmin},
+                  {"qmax", u.qmax},
+                  {"levels_total", u.levels_total},
+                  {"levels_used", u.levels_used},
+                  {"at_qmin", u.at_qmin},
+                  {"at_qmax", u.at_qmax}};
+    if (detail && u.counts.size() <= 256) codes["counts"] = u.counts;
+    out["codes"] = codes;
+  } else {
+    out["codes"] = nullptr;
+  }
+  out["outliers"] = {{"sigmas", WeightAnalysisOptions{}.outlier_sigmas},
+                     {"beyond_sigmas", a.outliers_beyond_sigma},
+                     {"beyond_clip_range", a.outliers_beyond_clip},
+                     {"first_indices", a.outlier_indices}};
+  const ChannelSeries& ch = a.channels;
+  json channels = {{"count", a.rows}, {"range_spread", num(ch.range_spread)}};
+  if (detail) {
+    channels["float_min"] = nums(ch.float_min);
+    channels["float_max"] = nums(ch.float_max);
+    channels["mse"] = nums(ch.mse);
+    channels["max_abs"] = nums(ch.max_abs);
+    channels["sqnr_db"] = nums(ch.sqnr_db);
+    channels["cosine"] = nums(ch.cosine);
+    if (!ch.step.empty()) {
+      channels["step"] = nums(ch.step);
+      channels["zero_point"] = nums(ch.zero_point);
+    }
+  }
+  out["channels"] = channels;
+  return out;
+}
+
+json weights_report(const Comparison& c, const WeightAnalysisOptions& options) {
+  const std::vector<WeightPair> pairs = weight_pairs(c);
+  std::vector<json> layers;
+  std::vector<double> sqnr;
+  std::uint64_t total = 0;
+  for (const WeightPair& p : pairs) {
+    const auto fw = op_weight_view(c.float_model, c.float_graph.ops[p.float_op]);
+    const auto qw = op_weight_view(c.quant_model, c.quant_graph.ops[p.quant_op]);
+    if (!fw || !qw) continue;
+    const WeightAnalysis a = analyze_weight_pair(*fw, *qw, p.fold_factor, options);
+    layers.push_back(weight_layer_json(c, p, a, true));
+    sqnr.push_back(a.error.sqnr_db);
+    total += a.rows * a.cols;
+  }
+  std::vector<double> score(layers.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const double share = total ? static_cast<double>(layers[i]["parameters"].get<std::uint64_t>()) *
+                                     static_cast<double>(layers.size()) / static_cast<double>(total)
+                               : 0;
+    score[i] = sensitivity(sqnr[i], share);
+    layers[i]["sensitivity"] = num(score[i]);
+  }
+  std::vector<std::size_t> order(layers.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+  json out;
+  out["ranking"] = "noise-to-signal power x parameter share relative to an average layer, worst first";
+  out["histogram_bins"] = options.histogram_bins;
+  out["layers"] = json::array();
+  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+    json& l = layers[order[rank]];
+    l["rank"] = rank + 1;
+    out["layers"].push_back(std::move(l));
+  }
+  return out;
+}
+
+std::optional<json> weight_layer_report(const Comparison& c, const std::string& node_id, const WeightAnalysisOptions& options) {
+  for (const WeightPair& p : weight_pairs(c)) {
+    const Node& fn = c.float_model.nodes[c.float_graph.ops[p.float_op].primary];
+    const Node& qn = c.quant_model.nodes[c.quant_graph.ops[p.quant_op].primary];
+    if (fn.id != node_id && qn.id != node_id) continue;
+    const auto fw = op_weight_view(c.float_model, c.float_graph.ops[p.float_op]);
+    const auto qw = op_weight_view(c.quant_model, c.quant_graph.ops[p.quant_op]);
+    if (!fw || !qw) return std::nullopt;
+    return weight_layer_json(c, p, analyze_weight_pair(*fw, *qw, p.fold_factor, options), true);
+  }
+  return std::nullopt;
+}
+
+namespace {
+const char* kColumns[] = {"rank", "float_node", "quant_node", "quant_op_type", "parameters", "sqnr_db", "cosine",
+                          "max_abs", "mean_abs_lsb", "levels_used", "at_qmin", "at_qmax", "range_spread", "sensitivity"};
+
+std::vector<std::string> row_of(const json& l) {
+  auto text = [](const json& v) {
+    if (v.is_null()) return std::string();
+    if (v.is_string()) return v.get<std::string>();
+    std::ostringstream s;
+    if (v.is_number_float()) s << std::setprecision(6) << v.get<double>();
+    else s << v.dump();
+    return s.str();
+  };
+  const json& codes = l["codes"];
+  return {text(l["rank"]), text(l["float_node"]), text(l["quant_node"]), text(l["quant_op_type"]), text(l["parameters"]),
+          text(l["error"]["sqnr_db"]), text(l["error"]["cosine"]), text(l["error"]["max_abs"]), text(l["error"]["mean_abs_lsb"]),
+          codes.is_null() ? "" : text(codes["levels_used"]) + "/" + text(codes["levels_total"]),
+          codes.is_null() ? "" : text(codes["at_qmin"]), codes.is_null() ? "" : text(codes["at_qmax"]),
+          text(l["channels"]["range_spread"]), text(l["sensitivity"])};
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+}  // namespace
+
+std::string weights_text(const json& report) {
+  std::ostringstream out;
+  out << "weights: " << report["layers"].size() << " aligned pairs, worst first (" << report["ranking"].get<std::string>() << ")\n\n";
+  out << std::left << std::setw(5) << "rank" << std::setw(34) << "float node" << std::setw(16) << "quant op" << std::right
+      << std::setw(10) << "params" << std::setw(10) << "SQNR dB" << std::setw(10) << "cosine" << std::setw(10) << "err LSB"
+      << std::setw(12) << "levels" << std::setw(10) << "at qmin|max" << std::setw(9) << "spread" << "\n";
+  for (const json& l : report["layers"]) {
+    const auto r = row_of(l);
+    std::string name = r[1].size() > 32 ? "…" + r[1].substr(r[1].size() - 31) : r[1];
+    const std::string clipped = r[10].empty() ? "" : std::to_string(std::stoull(r[10]) + std::stoull(r[11]));
+    out << std::left << std::setw(5) << r[0] << std::setw(34) << name << std::setw(16) << r[3] << std::right << std::setw(10)
+        << r[4] << std::setw(10) << r[5] << std::setw(10) << r[6] << std::setw(10) << r[8] << std::setw(12) << r[9]
+        << std::setw(10) << clipped << std::setw(9) << r[12] << "\n";
+  }
+  return out.str();
+}
+
+std::string weights_csv(const json& report) {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < std::size(kColumns); ++i) out << (i ? "," : "") << kColumns[i];
+  out << "\n";
+  for (const json& l : report["layers"]) {
+    const auto r = row_of(l);
+    for (std::size_t i = 0; i < r.size(); ++i) out << (i ? "," : "") << csv_field(r[i]);
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace vq

@@ -1,0 +1,41 @@
+// The weight analysis of a comparison: every aligned pair of weights (a float op's weight and the
+// quantized op's, dequantised), measured by weights/weight_analysis, ranked worst first.
+//
+// Ranking ("sensitivity"): the layer's noise-to-signal power (10^(-SQNR/10)) times its share of
+// the model's analysed parameters relative to an average layer (parameters x layers / total). A
+// layer that lost much of its signal, or a large layer that lost some, comes first.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "report/comparison.h"
+#include "weights/weight_analysis.h"
+
+namespace vq {
+
+struct WeightPair {
+  std::size_t entry = 0;  // index into the alignment's entries
+  LogicalId float_op = 0, quant_op = 0;
+  std::vector<double> fold_factor;  // per channel, when BatchNormalization was folded
+};
+
+// Aligned entries with a readable weight on both sides of the same canonical shape.
+std::vector<WeightPair> weight_pairs(const Comparison& c);
+
+// One layer: summary always, per-channel series and code counts when `detail`.
+nlohmann::ordered_json weight_layer_json(const Comparison& c, const WeightPair& pair, const WeightAnalysis& a, bool detail);
+
+// Every pair analysed and ranked: {"bins", "layers": [...] worst first}. Layers include detail.
+nlohmann::ordered_json weights_report(const Comparison& c, const WeightAnalysisOptions& options);
+
+// One layer by float or quant node id (nullopt when no pair has it).
+std::optional<nlohmann::ordered_json> weight_layer_report(const Comparison& c, const std::string& node_id,
+                                                          const WeightAnalysisOptions& options);
+
+// The ranked table for people, and as CSV for spreadsheets.
+std::string weights_text(const nlohmann::ordered_json& report);
+std::string weights_csv(const nlohmann::ordered_json& report);
+
+}  // namespace vq

@@ -1,0 +1,60 @@
+// What quantization did to one weight: the float weight against its dequantised counterpart,
+// element by element in the canonical [output channels, elements] form, per tensor and per
+// channel. Reads each side in blocks of channels (three passes: moments and errors, histograms,
+// exact quantiles), so memory stays a few MB whatever the weight's size.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quant/weight_view.h"
+#include "weights/distribution.h"
+
+namespace vq {
+
+struct WeightAnalysisOptions {
+  std::size_t histogram_bins = 64;
+  double outlier_sigmas = 6;           // |x - mean| beyond this many std counts as an outlier
+  std::size_t listed_outliers = 32;    // indices listed (the count is always exact)
+  bool per_channel = true;
+};
+
+struct ErrorMeasures {
+  double mse = 0, rmse = 0, max_abs = 0, sqnr_db = 0, cosine = 0, relative_l2 = 0;
+  double mean_abs_lsb = 0, max_abs_lsb = 0;  // |error| in quantization steps (when codes are known)
+  std::uint64_t max_abs_index = 0;           // flat canonical index (channel * cols + element)
+};
+
+struct CodeUsage {
+  std::string type;
+  double qmin = 0, qmax = 0;
+  std::uint64_t levels_total = 0, levels_used = 0;
+  std::uint64_t at_qmin = 0, at_qmax = 0;  // elements saturated at each end of the code range
+  std::vector<std::uint64_t> counts;       // per code from qmin (types up to 8 bits)
+};
+
+struct ChannelSeries {
+  std::vector<double> float_min, float_max, mse, max_abs, sqnr_db, cosine, step, zero_point;
+  double range_spread = 0;  // largest channel range / smallest non-zero one (per-tensor quantization's foe)
+};
+
+struct WeightAnalysis {
+  std::uint64_t rows = 0, cols = 0;
+  Distribution float_values, dequantized;
+  ErrorMeasures error;
+  std::vector<double> histogram_edges;  // shared bins for both sides
+  std::vector<std::uint64_t> float_histogram, dequantized_histogram;
+  std::optional<CodeUsage> codes;
+  std::uint64_t outliers_beyond_sigma = 0, outliers_beyond_clip = 0;  // of the float weight
+  std::vector<std::uint64_t> outlier_indices;                         // beyond sigma, first listed
+  ChannelSeries channels;
+};
+
+// `float_row_factor`: per channel, multiplies the float weight before comparison (a folded
+// BatchNormalization's gamma / sqrt(var + eps)); empty for none.
+WeightAnalysis analyze_weight_pair(const WeightView& float_weight, const WeightView& quant_weight,
+                                   const std::vector<double>& float_row_factor, const WeightAnalysisOptions& options);
+
+}  // namespace vq
