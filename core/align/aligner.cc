@@ -55,6 +55,7 @@ class Aligner {
       if (!fused && !greedy_leftovers()) break;
       extend_all();
     }
+    for (std::size_t d = 0; d < drafts_.size(); ++d) absorb_quant_layout(d, true);
     return finish();
   }
 
@@ -161,17 +162,68 @@ class Aligner {
       absorb_quant_rescale(d);
       absorb_fusions(d);
       absorb_preceding_add(d);
+      absorb_quant_layout(d);
       extend(d, true);
       extend(d, false);
     }
   }
 
-  // Whether one side still has an unmatched op of `cls` right after the draft's ops there.
+  // Whether one side still has an unmatched op of `cls` right after the draft's ops there, looking
+  // through unmatched layout-only ops (ONNX Runtime wraps a Gemm on 3-D data in Reshapes).
   static bool keeps(const Side& side, const std::vector<LogicalId>& ops, const std::string& cls) {
-    for (LogicalId o : ops)
-      for (LogicalId s : side.op(o).succs)
-        if (side.match[s] == kUnmatched && side.op(s).cls == cls) return true;
+    std::vector<LogicalId> frontier = ops;
+    for (int hop = 0; hop < 3 && !frontier.empty(); ++hop) {
+      std::vector<LogicalId> next;
+      for (LogicalId o : frontier)
+        for (LogicalId s : side.op(o).succs) {
+          if (side.match[s] != kUnmatched) continue;
+          if (side.op(s).cls == cls) return true;
+          if (is_transparent_class(side.op(s).cls)) next.push_back(s);
+        }
+      frontier = std::move(next);
+    }
     return false;
+  }
+
+  // Layout-only ops the quantized side put right around a matched op, with nothing like them next
+  // to the float op (ONNX Runtime's MatMulAddFusion wraps the Gemm of 3-D data in Reshapes): part
+  // of the op's lowering. Only ops that serve the draft alone (single producer / consumer). A
+  // Reshape between two ops serves its consumer: the ones before an op are taken while extending,
+  // the ones after it only once every match is made (absorb_trailing_layout).
+  void absorb_quant_layout(std::size_t d, bool forward_too = false) {
+    Draft& draft = drafts_[d];
+    auto in_draft = [&](LogicalId o) { return std::find(draft.q.begin(), draft.q.end(), o) != draft.q.end(); };
+    auto float_has = [&](const std::string& cls, bool forward) {
+      for (LogicalId f : draft.f)
+        for (LogicalId n : forward ? f_.op(f).succs : f_.op(f).preds)
+          if (f_.match[n] == kUnmatched && f_.op(n).cls == cls) return true;
+      return false;
+    };
+    std::vector<LogicalId> taken;
+    for (bool forward : {false, true}) {
+      if (forward && !forward_too) break;
+      for (LogicalId o : std::vector<LogicalId>(draft.q)) {
+        for (LogicalId n : forward ? q_.op(o).succs : q_.op(o).preds) {
+          const LogicalOp& op = q_.op(n);
+          if (q_.match[n] != kUnmatched || op.cls != "reshape" || float_has(op.cls, forward)) continue;
+          const auto& back = forward ? op.preds : op.succs;
+          if (back.empty() || !std::all_of(back.begin(), back.end(), in_draft)) continue;
+          // A Reshape next to a MatMul-like op is that op's (a Gemm needs 2-D data), whatever sits
+          // on its other side.
+          const auto& far = forward ? op.succs : op.preds;
+          const bool draft_is_matmul = std::any_of(draft.q.begin(), draft.q.end(), [&](LogicalId x) { return q_.op(x).cls == "matmul"; });
+          if (!draft_is_matmul &&
+              std::any_of(far.begin(), far.end(), [&](LogicalId x) { return q_.op(x).cls == "matmul" && !in_draft(x); }))
+            continue;
+          q_.match[n] = d;
+          taken.push_back(n);
+          draft.evidence.push_back("quantized '" + q_.id_of(n) + "' (" + q_.m.nodes[op.primary].op_type +
+                                   ") has no counterpart around the float op: part of its lowering");
+        }
+      }
+      draft.q.insert(draft.q.end(), taken.begin(), taken.end());
+      taken.clear();
+    }
   }
 
   // A per-channel Mul/Div by a constant right after the quantized op, with nothing like it on the
