@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "align/alignment.h"
+
+#include "quant/constant_eval.h"
 #include "align/fusion_rules.h"
 #include "align/name_provenance.h"
 #include "align/weight_signature.h"
@@ -31,7 +33,21 @@ struct Side {
   const LogicalOp& op(LogicalId id) const { return g.ops[id]; }
   const std::string& name(LogicalId id) const { return m.nodes[g.ops[id].primary].name; }
   const std::string& id_of(LogicalId id) const { return m.nodes[g.ops[id].primary].id; }
+  // The shape of the op's first output when every dimension is known.
+  std::optional<std::vector<std::int64_t>> output_shape(LogicalId id) const {
+    const Node& n = m.nodes[g.ops[id].primary];
+    if (n.outputs.empty() || n.outputs[0] == kNone) return std::nullopt;
+    return declared_shape(m.values[n.outputs[0]]);
+  }
 };
+
+// Layout-only ops are the same op only if they make the same shape (a head-merging Reshape is not
+// the Reshape a Gemm needs): false only when both shapes are known and differ.
+bool same_layout(const Side& a, LogicalId x, const Side& b, LogicalId y) {
+  if (!is_transparent_class(a.op(x).cls)) return true;
+  const auto sx = a.output_shape(x), sy = b.output_shape(y);
+  return !sx || !sy || *sx == *sy;
+}
 
 struct Draft {
   std::vector<LogicalId> f, q;
@@ -170,6 +186,7 @@ class Aligner {
 
   // Whether one side still has an unmatched op of `cls` right after the draft's ops there, looking
   // through unmatched layout-only ops (ONNX Runtime wraps a Gemm on 3-D data in Reshapes).
+  // A bias Add is only kept as an Add with a constant operand (a residual Add is another op).
   static bool keeps(const Side& side, const std::vector<LogicalId>& ops, const std::string& cls) {
     std::vector<LogicalId> frontier = ops;
     for (int hop = 0; hop < 3 && !frontier.empty(); ++hop) {
@@ -177,7 +194,7 @@ class Aligner {
       for (LogicalId o : frontier)
         for (LogicalId s : side.op(o).succs) {
           if (side.match[s] != kUnmatched) continue;
-          if (side.op(s).cls == cls) return true;
+          if (side.op(s).cls == cls && (cls != "add" || side.op(s).weight != kNone)) return true;
           if (is_transparent_class(side.op(s).cls)) next.push_back(s);
         }
       frontier = std::move(next);
@@ -193,10 +210,10 @@ class Aligner {
   void absorb_quant_layout(std::size_t d, bool forward_too = false) {
     Draft& draft = drafts_[d];
     auto in_draft = [&](LogicalId o) { return std::find(draft.q.begin(), draft.q.end(), o) != draft.q.end(); };
-    auto float_has = [&](const std::string& cls, bool forward) {
+    auto float_has = [&](LogicalId q, bool forward) {
       for (LogicalId f : draft.f)
         for (LogicalId n : forward ? f_.op(f).succs : f_.op(f).preds)
-          if (f_.match[n] == kUnmatched && f_.op(n).cls == cls) return true;
+          if (f_.match[n] == kUnmatched && f_.op(n).cls == q_.op(q).cls && same_layout(f_, n, q_, q)) return true;
       return false;
     };
     std::vector<LogicalId> taken;
@@ -205,7 +222,7 @@ class Aligner {
       for (LogicalId o : std::vector<LogicalId>(draft.q)) {
         for (LogicalId n : forward ? q_.op(o).succs : q_.op(o).preds) {
           const LogicalOp& op = q_.op(n);
-          if (q_.match[n] != kUnmatched || op.cls != "reshape" || float_has(op.cls, forward)) continue;
+          if (q_.match[n] != kUnmatched || op.cls != "reshape" || float_has(n, forward)) continue;
           const auto& back = forward ? op.preds : op.succs;
           if (back.empty() || !std::all_of(back.begin(), back.end(), in_draft)) continue;
           // A Reshape next to a MatMul-like op is that op's (a Gemm needs 2-D data), whatever sits
@@ -314,8 +331,15 @@ class Aligner {
         for (const char* root : rule->roots)
           if (type == root) starts.push_back(f);
       };
-      for (LogicalId p : q_.op(q).preds) {
-        if (q_.match[p] == kUnmatched) continue;
+      // Matched producers, through unmatched layout-only ops (a Gemm's output Reshape).
+      std::vector<LogicalId> producers = q_.op(q).preds;
+      for (std::size_t i = 0; i < producers.size() && i < 16; ++i) {
+        const LogicalId p = producers[i];
+        if (q_.match[p] == kUnmatched) {
+          if (is_transparent_class(q_.op(p).cls))
+            producers.insert(producers.end(), q_.op(p).preds.begin(), q_.op(p).preds.end());
+          continue;
+        }
         for (LogicalId fp : drafts_[q_.match[p]].f)
           for (LogicalId fs : f_.op(fp).succs) consider(fs);
       }
@@ -447,6 +471,7 @@ class Aligner {
       for (LogicalId q : qs)
         if (q_.op(q).cls == cls && q_.match[q] == kUnmatched) qc.push_back(q);
       if (fc.empty() || qc.empty()) continue;
+      if (fc.size() == 1 && qc.size() == 1 && !same_layout(f_, fc[0], q_, qc[0])) continue;
       if (fc.size() == 1 && qc.size() == 1) {
         add_neighbour(fc[0], qc[0], 0.8, how + ", the only " + cls + " on each side");
         continue;
@@ -459,6 +484,7 @@ class Aligner {
       std::vector<Candidate> cands;
       for (LogicalId f : fc)
         for (LogicalId q : qc) {
+          if (!same_layout(f_, f, q_, q)) continue;
           double score = 1.0 - std::fabs(f_.op(f).depth - q_.op(q).depth);
           if (const auto sim = weight_similarity(f, q)) score += 2.0 * *sim;
           if (same_provenance(f_.name(f), q_.name(q))) score += 1.0;
