@@ -194,7 +194,9 @@ class Aligner {
       for (LogicalId o : frontier)
         for (LogicalId s : side.op(o).succs) {
           if (side.match[s] != kUnmatched) continue;
-          if (side.op(s).cls == cls && (cls != "add" || side.op(s).weight != kNone)) return true;
+          if (side.op(s).cls == cls && (cls != "add" || side.op(s).weight != kNone) &&
+              ((cls != "mul" && cls != "div") || side.op(s).constant_operand))
+            return true;
           if (is_transparent_class(side.op(s).cls)) next.push_back(s);
         }
       frontier = std::move(next);
@@ -274,7 +276,9 @@ class Aligner {
       if (f_.match[s] != kUnmatched || f_.op(s).preds.size() != 1) return;
       const std::string& cls = f_.op(s).cls;
       if (!may_fuse_into(f_.op(tail).cls, cls) && !may_fuse_into(f_.op(draft.f.front()).cls, cls)) return;
-      if (cls == "add" && f_.op(s).weight == kNone) return;  // only a bias Add becomes part of a Gemm
+      // Only a bias Add becomes part of a Gemm, only a scaling by a constant part of FusedMatMul.
+      if (cls == "add" && f_.op(s).weight == kNone) return;
+      if ((cls == "mul" || cls == "div") && !f_.op(s).constant_operand) return;
       if (keeps(q_, draft.q, cls)) return;
       if (cls == "add" && feeds_op_taking_add(draft.q)) return;  // the bias went into BiasGelu & co.
       draft.f.push_back(s);
@@ -366,19 +370,46 @@ class Aligner {
     std::map<std::string, int> budget;
     for (const OpCount& m : rule.max) budget[m.op_type] = m.count;
     std::vector<LogicalId> region;
-    std::deque<LogicalId> queue(starts.begin(), starts.end());
     std::vector<bool> taken(f_.g.ops.size(), false);
-    while (!queue.empty()) {
-      const LogicalId f = queue.front();
-      queue.pop_front();
-      if (taken[f] || f_.match[f] != kUnmatched) continue;
+    // The region reads what its roots read and nothing else from outside: an op joins once each of
+    // its producers is in the region or feeds a root (the next block's residual Add reads another
+    // branch, so it stays out). Candidates wait until their producers are in; sweeps repeat until
+    // nothing more joins, in id order (deterministic).
+    std::vector<LogicalId> external;
+    for (LogicalId r : starts) external.insert(external.end(), f_.op(r).preds.begin(), f_.op(r).preds.end());
+    auto closed = [&](LogicalId f) {
+      for (LogicalId p : f_.op(f).preds)
+        if (!taken[p] && std::find(external.begin(), external.end(), p) == external.end()) return false;
+      return true;
+    };
+    auto take = [&](LogicalId f) {
       const std::string& type = f_.m.nodes[f_.op(f).primary].op_type;
       auto it = budget.find(type);
-      if (it == budget.end() || it->second == 0) continue;
+      if (it == budget.end() || it->second == 0) return false;
       --it->second;
       taken[f] = true;
       region.push_back(f);
-      for (LogicalId s : f_.op(f).succs) queue.push_back(s);
+      return true;
+    };
+    std::vector<LogicalId> pending;
+    for (LogicalId r : starts)
+      if (!taken[r] && f_.match[r] == kUnmatched && take(r)) pending.insert(pending.end(), f_.op(r).succs.begin(), f_.op(r).succs.end());
+    for (bool grew = true; grew;) {
+      grew = false;
+      std::sort(pending.begin(), pending.end());
+      pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
+      std::vector<LogicalId> next;
+      for (LogicalId f : pending) {
+        if (taken[f] || f_.match[f] != kUnmatched) continue;
+        if (!closed(f)) {
+          next.push_back(f);
+          continue;
+        }
+        if (!take(f)) continue;
+        grew = true;
+        next.insert(next.end(), f_.op(f).succs.begin(), f_.op(f).succs.end());
+      }
+      pending = std::move(next);
     }
     // Keep what leads to the region's main output: the op with the most region ops upstream of it
     // (a residual Add's other consumer, the next block's Add, is not part of this LayerNorm).

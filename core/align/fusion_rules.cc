@@ -132,6 +132,24 @@ Verdict verify_island_scales(const FusionContext& c, const MappingEntry& e) {
   return {"mismatch", detail};
 }
 
+// MatMul scaled by a constant → FusedMatMul: its alpha must be the float Mul's constant (or one
+// over the Div's).
+Verdict verify_matmul_scale(const FusionContext& c, const MappingEntry& e) {
+  const LogicalOp* scale = float_op_of_class(c, e, "mul");
+  const bool divides = !scale;
+  if (!scale) scale = float_op_of_class(c, e, "div");
+  const Node& q = c.quant_model.nodes[c.quant_graph.ops[e.quant_ops.front()].primary];
+  std::optional<ConstantValue> k;
+  if (scale)
+    for (ValueId in : c.float_model.nodes[scale->primary].inputs)
+      if (!k) k = evaluate_constant(c.float_model, in);
+  if (!k || k->values.size() != 1) return {"unverifiable", "the scaling is not one constant"};
+  const double expected = divides ? 1.0 / k->values[0] : k->values[0];
+  const double alpha = float_attribute(q, "alpha", 1.0f);
+  const std::string detail = "alpha " + fixed(alpha, 6) + " vs the float " + (divides ? "1/divisor " : "factor ") + fixed(expected, 6);
+  return {std::fabs(alpha - expected) <= 1e-6 * std::max(1.0, std::fabs(expected)) ? "verified" : "mismatch", detail};
+}
+
 const FusionRule kRules[] = {
     {"conv_batchnorm_activation_fold", {"conv", "batchnorm", "act"}, "conv", verify_batchnorm_fold,
      "quantized/float weight ratio per channel equals gamma/sqrt(var+eps)"},
@@ -141,6 +159,8 @@ const FusionRule kRules[] = {
     {"matmul_add_activation_fusion", {"matmul", "add", "act"}, "matmul", verify_weight_kept, "weight direction per channel"},
     {"matmul_activation_fusion", {"matmul", "act"}, "matmul", verify_activation_fold, "output zero point at the lowest code"},
     {"matmul_add_to_gemm", {"matmul", "add"}, "matmul", verify_weight_kept, "weight direction per channel"},
+    {"matmul_scale_fusion", {"matmul", "mul"}, "matmul", verify_matmul_scale, "FusedMatMul alpha equals the float scaling"},
+    {"matmul_scale_fusion", {"matmul", "div"}, "matmul", verify_matmul_scale, "FusedMatMul alpha equals the float scaling"},
     {"add_activation_fusion", {"add", "act"}, "add", verify_activation_fold, "output zero point at the lowest code"},
 };
 

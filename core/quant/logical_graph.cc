@@ -275,6 +275,7 @@ class Builder {
     for (LogicalId id = 0; id < g_.ops.size(); ++id) {
       LogicalOp& op = g_.ops[id];
       op.weight = main_weight(node(op.primary));
+      for (ValueId in : node(op.primary).inputs) op.constant_operand |= in != kNone && constant_[in];
       for (NodeId n : op.nodes) {
         if (fold_[n] == Fold::Constant) continue;
         for (ValueId in : node(n).inputs) {

@@ -30,6 +30,7 @@ struct LogicalOp {
   std::vector<std::uint32_t> graph_inputs;   // main-graph input positions it reads
   std::vector<std::uint32_t> graph_outputs;  // main-graph output positions it writes
   ValueId weight = kNone;        // the value feeding its main weight input, when constant
+  bool constant_operand = false; // some input is constant (scalars too, which `weight` ignores)
   bool quantized = false;        // runs on quantized data (QLinear/integer ops, Q/DQ around it)
   double depth = 0;              // position in topological order, 0..1 within its graph
 };

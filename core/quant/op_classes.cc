@@ -94,6 +94,8 @@ bool may_fuse_into(const std::string& producer, const std::string& follower) {
   if (follower == "relu" || follower == "clip" || follower == "leakyrelu")
     return linear || producer == "add" || producer == "batchnorm";
   if (follower == "add") return producer == "matmul";  // MatMul + bias Add → Gemm / QGemm
+  // MatMul + scaling by a constant → FusedMatMul's alpha (ONNX Runtime's MatMulScaleFusion).
+  if (follower == "mul" || follower == "div") return producer == "matmul";
   return false;
 }
 
