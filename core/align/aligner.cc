@@ -41,12 +41,29 @@ struct Side {
   }
 };
 
+// A Reshape's constant target shape (0 and -1 as written).
+std::optional<std::vector<double>> reshape_target(const Side& s, LogicalId id) {
+  const Node& n = s.m.nodes[s.op(id).primary];
+  if (n.op_type != "Reshape") return std::nullopt;
+  const auto target = evaluate_constant(s.m, node_input(n, 1), 64);
+  if (!target) return std::nullopt;
+  return target->values;
+}
+
 // Layout-only ops are the same op only if they make the same shape (a head-merging Reshape is not
-// the Reshape a Gemm needs): false only when both shapes are known and differ.
+// the Reshape a Gemm needs): false only when both shapes are known and differ. Reshape targets are
+// compared as written when shapes were not inferred (-1 and 0 match any dimension, and so does a
+// different rank).
 bool same_layout(const Side& a, LogicalId x, const Side& b, LogicalId y) {
   if (!is_transparent_class(a.op(x).cls)) return true;
   const auto sx = a.output_shape(x), sy = b.output_shape(y);
-  return !sx || !sy || *sx == *sy;
+  if (sx && sy) return *sx == *sy;
+  const auto tx = reshape_target(a, x), ty = reshape_target(b, y);
+  // Different ranks may be one Reshape merged with another (ONNX Runtime folds consecutive ones).
+  if (!tx || !ty || tx->size() != ty->size()) return true;
+  for (std::size_t i = 0; i < tx->size(); ++i)
+    if ((*tx)[i] > 0 && (*ty)[i] > 0 && (*tx)[i] != (*ty)[i]) return false;
+  return true;
 }
 
 struct Draft {
@@ -218,13 +235,22 @@ class Aligner {
           if (f_.match[n] == kUnmatched && f_.op(n).cls == q_.op(q).cls && same_layout(f_, n, q_, q)) return true;
       return false;
     };
+    // After a Gemm that stands for a float MatMul, a Reshape followed by another Reshape is the
+    // Gemm's own (ONNX Runtime restores the 3-D shape, then the model reshapes as before).
+    const bool gemm_for_matmul = q_.m.nodes[q_.op(draft.q.front()).primary].op_type.find("Gemm") != std::string::npos &&
+                                 f_.m.nodes[f_.op(draft.f.front()).primary].op_type == "MatMul";
+    auto restores_before_reshape = [&](LogicalId n) {
+      const auto& next = q_.op(n).succs;
+      return gemm_for_matmul && next.size() == 1 && q_.match[next[0]] == kUnmatched && q_.op(next[0]).cls == "reshape";
+    };
     std::vector<LogicalId> taken;
     for (bool forward : {false, true}) {
-      if (forward && !forward_too) break;
       for (LogicalId o : std::vector<LogicalId>(draft.q)) {
         for (LogicalId n : forward ? q_.op(o).succs : q_.op(o).preds) {
           const LogicalOp& op = q_.op(n);
-          if (q_.match[n] != kUnmatched || op.cls != "reshape" || float_has(n, forward)) continue;
+          if (q_.match[n] != kUnmatched || op.cls != "reshape") continue;
+          if (forward && !forward_too && !restores_before_reshape(n)) continue;
+          if (float_has(n, forward) && !(forward && restores_before_reshape(n))) continue;
           const auto& back = forward ? op.preds : op.succs;
           if (back.empty() || !std::all_of(back.begin(), back.end(), in_draft)) continue;
           // A Reshape next to a MatMul-like op is that op's (a Gemm needs 2-D data), whatever sits

@@ -185,6 +185,11 @@ const RegionRule kRegionRules[] = {
      {{{"Add", 1}, {"LayerNormalization", 1}}, with(kLayerNormOps, {{"Add", 1}})}},
     {"layernorm_decomposition_fusion", "layernorm", nullptr, {"ReduceMean"}, with(kLayerNormOps, {{"Cast", 2}}),
      {kLayerNormOps}},
+    // x / sqrt(mean(x^2) + eps) * gamma: what is left of a LayerNorm decomposition after its mean
+    // subtraction, which ONNX Runtime fuses into SimplifiedLayerNormalization.
+    {"rms_norm_fusion", "rmsnorm", nullptr, {"Pow", "Mul"},
+     {{"Pow", 1}, {"ReduceMean", 1}, {"Add", 1}, {"Sqrt", 1}, {"Div", 1}, {"Mul", 2}, {"Reciprocal", 1}, {"Cast", 2}},
+     {{{"ReduceMean", 1}, {"Sqrt", 1}}}},
     {"bias_gelu_fusion", "gelu", "BiasGelu", {"Add"},
      {{"Add", 2}, {"Div", 1}, {"Erf", 1}, {"Mul", 3}, {"Gelu", 1}},
      {{{"Add", 1}, {"Gelu", 1}}, with(kGeluOps, {{"Add", 1}})}},

@@ -67,6 +67,10 @@ constexpr ClassRule kClasses[] = {
     {"", "BatchNormalization", "batchnorm"},
     {"", "LayerNormalization", "layernorm"},
     {"com.microsoft", "SkipLayerNormalization", "layernorm"},
+    // RMS normalisation; ONNX Runtime writes SimplifiedLayerNormalization in the default domain.
+    {"*", "SimplifiedLayerNormalization", "rmsnorm"},
+    {"", "RMSNormalization", "rmsnorm"},
+    {"com.microsoft", "SkipSimplifiedLayerNormalization", "rmsnorm"},
     {"com.microsoft", "Gelu", "gelu"},
     {"com.microsoft", "FastGelu", "gelu"},
     {"com.microsoft", "BiasGelu", "gelu"},

@@ -25,7 +25,15 @@ std::size_t quantization_score(const Model& m) {
 
 std::unique_ptr<Comparison> run_comparison(Model first, Model second, std::string first_name, std::string second_name) {
   auto c = std::make_unique<Comparison>();
-  c->swapped = quantization_score(first) > quantization_score(second);
+  // Of two equally quantized models (two float ones: a model and its optimized version), the one
+  // with more ops from runtime-specific domains (com.microsoft fusions) is the derived one.
+  auto contrib_ops = [](const Model& m) {
+    std::size_t n = 0;
+    for (const Node& node : m.nodes) n += !node.domain.empty() && node.domain != "ai.onnx";
+    return n;
+  };
+  const std::size_t qa = quantization_score(first), qb = quantization_score(second);
+  c->swapped = qa > qb || (qa == qb && contrib_ops(first) > contrib_ops(second));
   if (c->swapped) {
     std::swap(first, second);
     std::swap(first_name, second_name);
