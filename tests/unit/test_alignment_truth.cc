@@ -337,3 +337,25 @@ BOOST_AUTO_TEST_CASE(qdq_islands_match_their_qlinear_ops) {
   BOOST_TEST(report["fusions"][0]["pattern"] == "qdq_island_to_qlinear");
   BOOST_TEST(report["fusions"][0]["verification"] == "verified");
 }
+
+// ONNX Runtime's own optimizer (the ortopt_* pairs): each fusion it made is found, named by its
+// rule and verified from the models' numbers or structure.
+BOOST_AUTO_TEST_CASE(onnx_runtime_fusions_are_named_and_verified) {
+  const std::map<std::string, std::map<std::string, int>> expected = {
+      {"ortopt_fused_transformer_biasgelu",
+       {{"bias_gelu_fusion", 1}, {"layernorm_decomposition_fusion", 2}, {"attention_decomposition_fusion", 1}}},
+      {"ortopt_transformer_ptq_fp32", {{"skip_layernorm_fusion", 4}, {"matmul_scale_fusion", 2}, {"matmul_add_to_gemm", 12}}},
+      {"ortopt_transformer_ptq", {{"rms_norm_fusion", 4}, {"matmul_add_to_gemm", 12}}},
+      {"ortopt_fused_transformer_fp32", {{"matmul_scale_fusion", 1}, {"matmul_add_to_gemm", 6}}},
+      {"ortopt_eager_ptq_cnn", {{"conv_batchnorm_activation_fold", 3}}},
+      {"ortopt_dynamic_mlp", {{"gelu_decomposition_fusion", 1}, {"conv_to_dynamic_convinteger", 1}}},
+  };
+  for (const auto& [pair, patterns] : expected) {
+    const std::string dir = pairs_dir() + "/" + pair + "/";
+    const auto report = compare_models(load_model_file(dir + "float.onnx"), load_model_file(dir + "quant.onnx"), "f", "q");
+    std::map<std::string, int> verified;
+    for (const auto& g : report["fusions"])
+      if (g["verification"] == "verified") ++verified[g["pattern"].get<std::string>()];
+    for (const auto& [pattern, count] : patterns) BOOST_TEST(verified[pattern] == count, pair << ": " << pattern);
+  }
+}
