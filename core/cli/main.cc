@@ -118,7 +118,7 @@ int run_compare(const std::vector<std::string>& args) {
     vq::Model b = vq::load_model_file(models[1]);
     current.clear();
     const auto report =
-        vq::compare_models(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]), !json_path.empty());
+        vq::compare_models(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]), true);
     if (json_path == "-") {
       std::cout << vq::dump_report(report);
       return kExitOk;

@@ -8,6 +8,8 @@
 #include "align/weight_signature.h"
 #include "quant/quant_annotations.h"
 #include "quant/quant_forms.h"
+#include "util/format.h"
+#include "lint/quant_lint.h"
 #include "report/comparison.h"
 #include "report/weights_report.h"
 
@@ -163,7 +165,13 @@ json compare_models(Model first, Model second, std::string first_name, std::stri
   const auto c = run_comparison(std::move(first), std::move(second), std::move(first_name), std::move(second_name));
   json r = compare_report({c->float_model, c->float_graph, c->float_weights, c->float_name},
                           {c->quant_model, c->quant_graph, c->quant_weights, c->quant_name}, c->alignment, c->swapped);
-  if (with_weights) r["weights"] = weights_report(*c, WeightAnalysisOptions{});
+  if (with_weights) {
+    r["weights"] = weights_report(*c, WeightAnalysisOptions{});
+    json lint = json::array();
+    for (const LintFinding& f : lint_quantization(*c))
+      lint.push_back({{"severity", f.severity}, {"check", f.check}, {"node", f.node}, {"message", f.message}});
+    r["lint"] = lint;
+  }
   return r;
 }
 
@@ -187,6 +195,23 @@ std::string compare_text(const json& r) {
   }
   out << "\nweighted ops left float: " << s["weighted_ops_left_float"].size() << "\n";
   for (const json& id : s["weighted_ops_left_float"]) out << "  " << id.get<std::string>() << "\n";
+  if (r.contains("weights")) {
+    const json& layers = r["weights"]["layers"];
+    out << "\nweights: " << layers.size() << " quantized weights analysed, worst first (SQNR dB):\n";
+    for (std::size_t i = 0; i < layers.size() && i < 5; ++i) {
+      const json& sqnr = layers[i]["error"]["sqnr_db"];
+      out << "  " << (sqnr.is_null() ? std::string("lossless") : fixed(sqnr.get<double>(), 1)) << "  "
+          << layers[i]["float_node"].get<std::string>() << "\n";
+    }
+  }
+  if (r.contains("lint")) {
+    const json& lint = r["lint"];
+    out << "\nlint: " << lint.size() << " finding(s)\n";
+    for (std::size_t i = 0; i < lint.size() && i < 10; ++i)
+      out << "  " << lint[i]["severity"].get<std::string>() << " " << lint[i]["check"].get<std::string>() << " at '"
+          << lint[i]["node"].get<std::string>() << "': " << lint[i]["message"].get<std::string>() << "\n";
+    if (lint.size() > 10) out << "  ... (" << lint.size() - 10 << " more in the JSON report)\n";
+  }
   out << "\nleast confident matches:\n";
   for (const json& idx : s["least_confident_entries"]) {
     const json& e = r["mapping"][idx.get<std::size_t>()];

@@ -31,7 +31,8 @@ std::string compare_text(const nlohmann::ordered_json& report);
 
 // The whole compare job on two loaded models, in either order: detects which one is quantized,
 // builds both logical graphs, aligns them and returns the report, with the weight analysis of
-// every aligned weight pair when asked (it reads every weight whole). Shared by the CLI and wasm.
+// every aligned weight pair and the quantization lint when asked (they read weights whole; the
+// alignment alone only samples them). Shared by the CLI and wasm.
 nlohmann::ordered_json compare_models(Model first, Model second, std::string first_name, std::string second_name,
                                       bool with_weights = false);
 

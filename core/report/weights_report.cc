@@ -62,6 +62,29 @@ std::vector<double> fold_factor(const Comparison& c, const MappingEntry& e, std:
   return {};
 }
 
+// An AWQ / SmoothQuant pre-quantization scale: the quantized MatMul reads its activation through a
+// Mul by a constant vector over the weight's input dimension (TensorRT ModelOpt's '<w>_PQS'), and
+// that Mul has no float counterpart of its own (it sits in another op's entry or was inserted). The
+// quantized weight was multiplied by 1/scale: the effective weight is scale x dequantised.
+std::vector<double> pre_quant_scale(const Comparison& c, LogicalId quant_op, std::uint64_t cols) {
+  const LogicalOp& op = c.quant_graph.ops[quant_op];
+  const Node& n = c.quant_model.nodes[op.primary];
+  if (op.cls != "matmul" || node_input(n, 1) != op.weight) return {};
+  const ValueId x = node_input(n, 0);
+  const NodeId p = x == kNone ? kNone : c.quant_model.values[x].producer;
+  if (p == kNone || c.quant_model.nodes[p].op_type != "Mul") return {};
+  const LogicalId mul = c.quant_graph.owner[p];
+  for (const MappingEntry& e : c.alignment.entries) {
+    if (std::find(e.quant_ops.begin(), e.quant_ops.end(), mul) == e.quant_ops.end()) continue;
+    if (e.quant_ops.size() == 1 && e.float_ops.size() == 1) return {};  // the float model has this Mul too
+  }
+  for (ValueId in : c.quant_model.nodes[p].inputs) {
+    const auto k = evaluate_constant(c.quant_model, in, cols);
+    if (k && k->values.size() == cols && cols > 1) return k->values;
+  }
+  return {};
+}
+
 double sensitivity(double sqnr_db, double share) {
   if (std::isinf(sqnr_db) && sqnr_db > 0) return 0;
   return std::pow(10.0, -sqnr_db / 10) * share;
@@ -85,8 +108,11 @@ std::vector<WeightPair> weight_pairs(const Comparison& c) {
     const auto& fd = c.float_weights[*f];
     const auto& qd = c.quant_weights[*q];
     if (!fd || !qd || fd->rows != qd->rows || fd->cols != qd->cols) continue;
+    // Only weights the quantized side changed: dequantised, or stored in another type (fp16).
+    if (!qd->dequantized && qd->stored_type == fd->stored_type) continue;
     WeightPair p{i, *f, *q, {}};
-    p.fold_factor = fold_factor(c, e, fd->rows);
+    p.adjust.float_row_factor = fold_factor(c, e, fd->rows);
+    p.adjust.quant_col_factor = pre_quant_scale(c, *q, qd->cols);
     out.push_back(std::move(p));
   }
   return out;
@@ -103,9 +129,14 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
   out["quant_op_type"] = qn.op_type;
   out["shape"] = json::array({a.rows, a.cols});
   out["parameters"] = a.rows * a.cols;
-  out["batchnorm_folded"] = !p.fold_factor.empty();
-  if (!p.fold_factor.empty())
-    out["note"] = "compared with the float weight times gamma/sqrt(var+eps) of the folded BatchNormalization";
+  out["batchnorm_folded"] = !p.adjust.float_row_factor.empty();
+  out["pre_quant_scale"] = !p.adjust.quant_col_factor.empty();
+  std::string note;
+  if (!p.adjust.float_row_factor.empty()) note = "compared with the float weight times gamma/sqrt(var+eps) of the folded BatchNormalization";
+  if (!p.adjust.quant_col_factor.empty())
+    note += std::string(note.empty() ? "" : "; ") +
+            "the dequantised weight is multiplied back by the activation's pre-quantization scale (AWQ / SmoothQuant)";
+  if (!note.empty()) out["note"] = note;
   out["float"] = distribution_json(a.float_values);
   out["dequantized"] = distribution_json(a.dequantized);
   const ErrorMeasures& e = a.error;
@@ -164,7 +195,7 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options) {
     const auto fw = op_weight_view(c.float_model, c.float_graph.ops[p.float_op]);
     const auto qw = op_weight_view(c.quant_model, c.quant_graph.ops[p.quant_op]);
     if (!fw || !qw) continue;
-    const WeightAnalysis a = analyze_weight_pair(*fw, *qw, p.fold_factor, options);
+    const WeightAnalysis a = analyze_weight_pair(*fw, *qw, p.adjust, options);
     layers.push_back(weight_layer_json(c, p, a, true));
     sqnr.push_back(a.error.sqnr_db);
     total += a.rows * a.cols;
@@ -200,7 +231,7 @@ std::optional<json> weight_layer_report(const Comparison& c, const std::string& 
     const auto fw = op_weight_view(c.float_model, c.float_graph.ops[p.float_op]);
     const auto qw = op_weight_view(c.quant_model, c.quant_graph.ops[p.quant_op]);
     if (!fw || !qw) return std::nullopt;
-    return weight_layer_json(c, p, analyze_weight_pair(*fw, *qw, p.fold_factor, options), true);
+    return weight_layer_json(c, p, analyze_weight_pair(*fw, *qw, p.adjust, options), true);
   }
   return std::nullopt;
 }
@@ -239,14 +270,14 @@ std::string weights_text(const json& report) {
   out << "weights: " << report["layers"].size() << " aligned pairs, worst first (" << report["ranking"].get<std::string>() << ")\n\n";
   out << std::left << std::setw(5) << "rank" << std::setw(34) << "float node" << std::setw(16) << "quant op" << std::right
       << std::setw(10) << "params" << std::setw(10) << "SQNR dB" << std::setw(10) << "cosine" << std::setw(10) << "err LSB"
-      << std::setw(12) << "levels" << std::setw(10) << "at qmin|max" << std::setw(9) << "spread" << "\n";
+      << std::setw(12) << "levels" << std::setw(13) << "at qmin|max" << std::setw(9) << "spread" << "\n";
   for (const json& l : report["layers"]) {
     const auto r = row_of(l);
     std::string name = r[1].size() > 32 ? "…" + r[1].substr(r[1].size() - 31) : r[1];
     const std::string clipped = r[10].empty() ? "" : std::to_string(std::stoull(r[10]) + std::stoull(r[11]));
     out << std::left << std::setw(5) << r[0] << std::setw(34) << name << std::setw(16) << r[3] << std::right << std::setw(10)
         << r[4] << std::setw(10) << r[5] << std::setw(10) << r[6] << std::setw(10) << r[8] << std::setw(12) << r[9]
-        << std::setw(10) << clipped << std::setw(9) << r[12] << "\n";
+        << std::setw(13) << clipped << std::setw(9) << r[12] << "\n";
   }
   return out.str();
 }

@@ -18,7 +18,7 @@ namespace vq {
 struct WeightPair {
   std::size_t entry = 0;  // index into the alignment's entries
   LogicalId float_op = 0, quant_op = 0;
-  std::vector<double> fold_factor;  // per channel, when BatchNormalization was folded
+  WeightAdjustments adjust;  // BatchNorm folded into the weight; AWQ pre-quantization scale
 };
 
 // Aligned entries with a readable weight on both sides of the same canonical shape.

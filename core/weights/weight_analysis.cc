@@ -28,8 +28,8 @@ struct Block {
 
 class BlockReader {
  public:
-  BlockReader(const WeightView& fw, const WeightView& qw, const std::vector<double>& factor)
-      : fw_(fw), qw_(qw), factor_(factor) {
+  BlockReader(const WeightView& fw, const WeightView& qw, const WeightAdjustments& adjust)
+      : fw_(fw), qw_(qw), factor_(adjust.float_row_factor), col_factor_(adjust.quant_col_factor) {
     per_block_ = std::max<std::uint64_t>(1, kBlockElements / std::max<std::uint64_t>(1, fw.layout.cols));
   }
   bool has_codes() const { return qw_.values.codes != nullptr; }
@@ -48,10 +48,16 @@ class BlockReader {
       if (!factor_.empty())
         for (std::uint64_t r = 0; r < b.rows; ++r)
           for (std::uint64_t c = 0; c < b.cols; ++c) b.f[r * b.cols + c] *= factor_[b.first + r];
+      if (!col_factor_.empty())
+        for (std::uint64_t r = 0; r < b.rows; ++r)
+          for (std::uint64_t c = 0; c < b.cols; ++c) b.q[r * b.cols + c] *= col_factor_[c];
       if (with_codes && has_codes()) {
         b.codes.resize(n);
         b.steps.resize(n);
         read_code_rows(qw_, b.first, b.rows, b.codes.data(), b.steps.data());
+        if (!col_factor_.empty())
+          for (std::uint64_t r = 0; r < b.rows; ++r)
+            for (std::uint64_t c = 0; c < b.cols; ++c) b.steps[r * b.cols + c] *= std::fabs(col_factor_[c]);
       }
       visit(b);
     }
@@ -61,18 +67,19 @@ class BlockReader {
   const WeightView& fw_;
   const WeightView& qw_;
   const std::vector<double>& factor_;
+  const std::vector<double>& col_factor_;
   std::uint64_t per_block_;
 };
 
 }  // namespace
 
-WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, const std::vector<double>& factor,
+WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, const WeightAdjustments& adjust,
                                    const WeightAnalysisOptions& options) {
   WeightAnalysis out;
   out.rows = fw.layout.rows;
   out.cols = fw.layout.cols;
   const std::uint64_t rows = out.rows, cols = out.cols;
-  const BlockReader reader(fw, qw, factor);
+  const BlockReader reader(fw, qw, adjust);
 
   // Pass 1: moments, errors, codes, per-channel sums.
   MomentAccumulator fm, qm;

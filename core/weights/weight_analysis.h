@@ -52,9 +52,17 @@ struct WeightAnalysis {
   ChannelSeries channels;
 };
 
-// `float_row_factor`: per channel, multiplies the float weight before comparison (a folded
-// BatchNormalization's gamma / sqrt(var + eps)); empty for none.
+// What the quantized side did to the weight besides quantizing it, undone before comparing.
+struct WeightAdjustments {
+  // Per channel (row): multiplies the float weight (a folded BatchNormalization's
+  // gamma / sqrt(var + eps)); empty for none.
+  std::vector<double> float_row_factor;
+  // Per element of a channel (column): multiplies the dequantised weight and its steps (an AWQ /
+  // SmoothQuant pre-quantization scale on the activation, folded back); empty for none.
+  std::vector<double> quant_col_factor;
+};
+
 WeightAnalysis analyze_weight_pair(const WeightView& float_weight, const WeightView& quant_weight,
-                                   const std::vector<double>& float_row_factor, const WeightAnalysisOptions& options);
+                                   const WeightAdjustments& adjustments, const WeightAnalysisOptions& options);
 
 }  // namespace vq

@@ -76,6 +76,16 @@ onnx::TensorProto float_tensor(const std::string& name, const std::vector<std::i
   return t;
 }
 
+onnx::TensorProto int_tensor(const std::string& name, int data_type, const std::vector<std::int64_t>& dims,
+                             const std::vector<std::int32_t>& values) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(data_type);
+  for (std::int64_t d : dims) t.add_dims(d);
+  for (std::int32_t v : values) t.add_int32_data(v);
+  return t;
+}
+
 Model load_bytes(const std::string& bytes, const LoadOptions& options) {
   std::vector<std::uint8_t> copy(bytes.begin(), bytes.end());
   return load_model(SharedBytes::from_vector(std::move(copy)), nullptr, options);

@@ -24,6 +24,9 @@ onnx::ModelProto identity_model();
 std::string serialize(const onnx::ModelProto& model);
 onnx::TensorProto float_tensor(const std::string& name, const std::vector<std::int64_t>& dims,
                                const std::vector<float>& values, bool raw = true);
+// An integer tensor (int8, uint8, int32...) in int32_data.
+onnx::TensorProto int_tensor(const std::string& name, int data_type, const std::vector<std::int64_t>& dims,
+                             const std::vector<std::int32_t>& values);
 onnx::NodeProto make_node(const std::string& op, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs, const std::string& name = "");
 void add_value_info(onnx::ValueInfoProto* info, const std::string& name, int elem_type, const std::vector<std::int64_t>& dims);

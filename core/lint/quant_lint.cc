@@ -1,0 +1,289 @@
+#include "lint/quant_lint.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "quant/constant_eval.h"
+#include "quant/dequantize.h"
+#include "quant/quant_annotations.h"
+#include "quant/quant_forms.h"
+#include "quant/weight_view.h"
+
+namespace vq {
+namespace {
+
+struct Finding {
+  int severity;  // 0 error, 1 warning, 2 info
+  std::string check;
+  NodeId node;
+  std::string message;
+};
+
+std::string num(double v) {
+  std::ostringstream s;
+  s.precision(6);
+  s << v;
+  return s.str();
+}
+
+class Linter {
+ public:
+  Linter(const Comparison& c, const LintOptions& o) : c_(c), m_(c.quant_model), options_(o) {}
+
+  std::vector<LintFinding> run() {
+    for (NodeId n = 0; n < m_.nodes.size(); ++n) {
+      scales(n);
+      zero_points(n);
+      qdq_pairs(n);
+    }
+    for (LogicalId op = 0; op < c_.quant_graph.ops.size(); ++op) {
+      const OpQuantization q = annotate_quantization(m_, c_.quant_graph.ops[op]);
+      asymmetric_weight(op, q);
+      per_tensor_spread(op, q);
+      equal_input_scales(op, q);
+      bias(op, q);
+    }
+    weights_left_float();
+    std::stable_sort(found_.begin(), found_.end(), [](const Finding& a, const Finding& b) {
+      return a.severity != b.severity ? a.severity < b.severity : a.node < b.node;
+    });
+    static const char* kSeverity[] = {"error", "warning", "info"};
+    std::vector<LintFinding> out;
+    for (const Finding& f : found_) out.push_back({kSeverity[f.severity], f.check, m_.nodes[f.node].id, f.message});
+    return out;
+  }
+
+ private:
+  void add(int severity, const char* check, NodeId node, std::string message) {
+    found_.push_back({severity, check, node, std::move(message)});
+  }
+
+  std::vector<double> values_of(ValueId v) const {
+    const TensorId t = stored_tensor(m_, v);
+    return t == kNone ? std::vector<double>{} : tensor_values(m_, m_.tensors[t]);
+  }
+
+  // The scale inputs of a node, by the op's input layout.
+  std::vector<std::size_t> scale_inputs(const Node& n) const {
+    const auto role = quant_op_role(n.domain, n.op_type);
+    if (role == QuantOpRole::Quantize || role == QuantOpRole::Dequantize) return {1};
+    if (n.op_type == "QGemm") return {1, 4, 7};
+    if (n.op_type == "QLinearConv" || n.op_type == "QLinearMatMul" || n.op_type == "QLinearAdd" || n.op_type == "QLinearMul")
+      return {1, 4, 6};
+    return {};
+  }
+
+  // 1. Scales: zero, negative, not finite, denormal or absurdly large.
+  void scales(NodeId id) {
+    const Node& n = m_.nodes[id];
+    for (std::size_t i : scale_inputs(n)) {
+      const ValueId v = node_input(n, i);
+      if (v == kNone || !checked_scales_.insert(std::make_pair(id, v)).second) continue;
+      const std::vector<double> s = values_of(v);
+      std::size_t bad = 0, nonfinite = 0, denormal = 0, huge = 0;
+      double worst = 0;
+      for (double x : s) {
+        if (!std::isfinite(x)) ++nonfinite;
+        else if (x <= 0) {
+          ++bad;
+          worst = x;
+        } else if (x < FLT_MIN) ++denormal;
+        else if (x > 1e4) ++huge;
+      }
+      const std::string what = "scale '" + m_.values[v].name + "'";
+      if (nonfinite) add(0, "scale_not_finite", id, what + ": " + std::to_string(nonfinite) + " value(s) are NaN or infinite");
+      if (bad) add(0, "scale_not_positive", id, what + ": " + std::to_string(bad) + " value(s) zero or negative (e.g. " + num(worst) + "); every element they scale becomes 0 or flips sign");
+      if (denormal) add(1, "scale_denormal", id, what + ": " + std::to_string(denormal) + " denormal value(s); float32 loses precision and some runtimes flush them to 0");
+      if (huge) add(1, "scale_huge", id, what + ": " + std::to_string(huge) + " value(s) above 1e4; one quantization step is larger than any plausible activation or weight");
+    }
+  }
+
+  // 2. Zero points: the data's type and range (ONNX requires the zero point in x's type).
+  void zero_points(NodeId id) {
+    const Node& n = m_.nodes[id];
+    const auto role = quant_op_role(n.domain, n.op_type);
+    if (role != QuantOpRole::Dequantize) return;
+    const ValueId x = node_input(n, 0), zp = node_input(n, 2);
+    const TensorId zt = stored_tensor(m_, zp);
+    if (zt == kNone || x == kNone) return;
+    const TensorId xt = stored_tensor(m_, x);
+    const std::string x_type = xt != kNone ? m_.tensors[xt].type->name : m_.values[x].type.element_type;
+    const ElementTypeInfo& z_info = *m_.tensors[zt].type;
+    if (x_type.empty()) return;
+    if (x_type != z_info.name) {
+      add(0, "zero_point_type_mismatch", id, "zero point '" + m_.values[zp].name + "' is " + z_info.name + " but the data is " + x_type);
+      if (xt != kNone)
+        if (const auto range = integer_code_range(*m_.tensors[xt].type)) {
+          for (double z : values_of(zp))
+            if (z < range->first || z > range->second) {
+              add(0, "zero_point_out_of_range", id, "zero point " + num(z) + " is outside " + x_type + "'s codes [" +
+                                                        num(range->first) + ", " + num(range->second) + "]");
+              break;
+            }
+        }
+    }
+  }
+
+  // 3. QuantizeLinear straight into DequantizeLinear with other parameters: the values are
+  // rescaled by the ratio of the scales (a copy-paste or calibration bug).
+  void qdq_pairs(NodeId id) {
+    const Node& q = m_.nodes[id];
+    if (quant_op_role(q.domain, q.op_type) != QuantOpRole::Quantize || q.outputs.empty() || q.outputs[0] == kNone) return;
+    std::vector<ValueId> frontier = {q.outputs[0]};
+    for (int hop = 0; hop < 3 && !frontier.empty(); ++hop) {
+      std::vector<ValueId> next;
+      for (ValueId v : frontier)
+        for (NodeId cid : m_.values[v].consumers) {
+          const Node& c = m_.nodes[cid];
+          if (c.op_type == "Cast" || c.op_type == "Identity") {
+            if (!c.outputs.empty() && c.outputs[0] != kNone) next.push_back(c.outputs[0]);
+            continue;
+          }
+          if (quant_op_role(c.domain, c.op_type) != QuantOpRole::Dequantize) continue;
+          const auto qs = values_of(node_input(q, 1)), ds = values_of(node_input(c, 1));
+          auto qz = values_of(node_input(q, 2)), dz = values_of(node_input(c, 2));
+          if (qz.empty()) qz = {0};
+          if (dz.empty()) dz = {0};
+          if (!qs.empty() && !ds.empty() && (qs != ds || qz != dz))
+            add(0, "qdq_parameters_differ", cid, "DequantizeLinear uses scale " + num(ds[0]) + " / zero point " + num(dz[0]) +
+                                                     " but its QuantizeLinear '" + q.id + "' used " + num(qs[0]) + " / " + num(qz[0]));
+        }
+      frontier = std::move(next);
+    }
+  }
+
+  static bool signed_type(const std::string& t) { return t == "int8" || t == "int4" || t == "int16"; }
+
+  // 4. Asymmetric signed weights: TensorRT, QNN and XNNPACK expect symmetric int8/int4 weights.
+  void asymmetric_weight(LogicalId op, const OpQuantization& q) {
+    if (!q.weight || !signed_type(q.weight->type)) return;
+    const auto& zps = q.weight->zero_points;
+    const auto nonzero = std::count_if(zps.begin(), zps.end(), [](double z) { return z != 0; });
+    if (nonzero > 0)
+      add(1, "weight_asymmetric", c_.quant_graph.ops[op].primary,
+          std::to_string(nonzero) + " of " + std::to_string(zps.size()) + " weight zero points are not 0 (" + q.weight->type +
+              " weight); runtimes that expect symmetric weights reject or requantize it");
+  }
+
+  // The float op aligned with a quantized op, when there is one.
+  std::optional<LogicalId> float_counterpart(LogicalId op) const {
+    for (const MappingEntry& e : c_.alignment.entries)
+      if (std::find(e.quant_ops.begin(), e.quant_ops.end(), op) != e.quant_ops.end())
+        for (LogicalId f : e.float_ops)
+          if (c_.float_graph.ops[f].weight != kNone) return f;
+    return std::nullopt;
+  }
+
+  // 5. One scale for a weight whose channels span very different ranges: the narrow channels keep
+  // only a few of the codes.
+  void per_tensor_spread(LogicalId op, const OpQuantization& q) {
+    if (!q.weight || q.weight->granularity != "per_tensor") return;
+    const auto f = float_counterpart(op);
+    const auto view = f ? op_weight_view(c_.float_model, c_.float_graph.ops[*f]) : op_weight_view(m_, c_.quant_graph.ops[op]);
+    if (!view || view->layout.rows < 2 || view->layout.cols == 0) return;
+    const WeightLayout& l = view->layout;
+    std::vector<double> row(static_cast<std::size_t>(l.cols));
+    double widest = 0, narrowest = INFINITY;
+    for (std::uint64_t r = 0; r < l.rows; ++r) {
+      read_weight_rows(*view, r, 1, row.data());
+      double peak = 0;
+      for (double x : row) peak = std::max(peak, std::fabs(x));
+      widest = std::max(widest, peak);
+      if (peak > 0) narrowest = std::min(narrowest, peak);
+    }
+    if (narrowest == INFINITY || widest / narrowest <= options_.channel_spread) return;
+    add(1, "per_tensor_wide_channels", c_.quant_graph.ops[op].primary,
+        "one scale for " + std::to_string(l.rows) + " channels whose ranges differ " + num(widest / narrowest) +
+            "x; the narrowest channel uses about " + num(std::max(1.0, 255 * narrowest / widest)) + " of 256 codes: quantize per channel");
+  }
+
+  // 6. Concat (and Add) inputs on different scales: many runtimes require equal ones for Concat;
+  // an Add requantizes one input.
+  void equal_input_scales(LogicalId op, const OpQuantization& q) {
+    const std::string& cls = c_.quant_graph.ops[op].cls;
+    if (cls != "concat" && cls != "add") return;
+    std::vector<std::pair<double, double>> params;
+    for (const auto& in : q.inputs)
+      if (in && !in->scales.empty()) params.emplace_back(in->scales[0], in->zero_points.empty() ? 0 : in->zero_points[0]);
+    if (params.size() < 2) return;
+    const bool differ = std::any_of(params.begin(), params.end(), [&](const auto& p) { return p != params[0]; });
+    const bool out_differs = cls == "concat" && q.output && !q.output->scales.empty() &&
+                             std::make_pair(q.output->scales[0], q.output->zero_points.empty() ? 0.0 : q.output->zero_points[0]) != params[0];
+    if (!differ && !out_differs) return;
+    std::string list;
+    for (const auto& p : params) list += (list.empty() ? "" : ", ") + num(p.first);
+    if (cls == "concat")
+      add(1, "concat_scales_differ", c_.quant_graph.ops[op].primary,
+          "Concat inputs (scales " + list + ") and output" + (q.output && !q.output->scales.empty() ? " (" + num(q.output->scales[0]) + ")" : "") +
+              " are not quantized alike; runtimes that concatenate codes directly require one scale");
+    else
+      add(2, "add_scales_differ", c_.quant_graph.ops[op].primary,
+          "Add inputs on scales " + list + ": one input is requantized before adding");
+  }
+
+  // 7. Biases: int32, scaled by input scale x weight scale (what integer kernels assume).
+  void bias(LogicalId op, const OpQuantization& q) {
+    if (!q.bias) return;
+    const NodeId node = c_.quant_graph.ops[op].primary;
+    if (q.bias->type != "int32") {
+      add(1, "bias_not_int32", node, "the bias is quantized as " + q.bias->type + ", not int32; integer kernels expect int32 accumulators");
+      return;
+    }
+    if (!q.weight || q.inputs.empty() || !q.inputs[0] || q.inputs[0]->scales.size() != 1) return;
+    const double in = q.inputs[0]->scales[0];
+    const auto& ws = q.weight->scales;
+    const auto& bs = q.bias->scales;
+    if (ws.empty() || bs.empty() || (bs.size() != ws.size() && ws.size() != 1 && bs.size() != 1)) return;
+    std::size_t off = 0;
+    double worst = 0;
+    for (std::size_t k = 0; k < std::max(ws.size(), bs.size()); ++k) {
+      const double expected = static_cast<double>(static_cast<float>(in) * static_cast<float>(ws[ws.size() == 1 ? 0 : k]));
+      const double got = bs[bs.size() == 1 ? 0 : k];
+      const double rel = std::fabs(got - expected) / std::max(std::fabs(expected), 1e-30);
+      if (rel > 1e-5) {
+        ++off;
+        worst = std::max(worst, rel);
+      }
+    }
+    if (off)
+      add(1, "bias_scale_mismatch", node,
+          std::to_string(off) + " bias scale(s) differ from input scale x weight scale (worst by " + num(100 * worst) +
+              " %); the kernel adds the bias on the wrong scale");
+  }
+
+  // 8. Weighted ops whose weight stayed float in a model whose other weights are quantized.
+  void weights_left_float() {
+    std::vector<LogicalId> left;
+    bool any_quantized = false;
+    for (LogicalId op = 0; op < c_.quant_graph.ops.size(); ++op) {
+      const LogicalOp& o = c_.quant_graph.ops[op];
+      if (o.weight == kNone) continue;
+      if (o.cls != "conv" && o.cls != "matmul" && o.cls != "convtranspose" && o.cls != "gather" && o.cls != "attention") continue;
+      const auto view = op_weight_view(m_, o);
+      if (!view) continue;
+      if (view->values.dequantized) any_quantized = true;
+      else left.push_back(op);
+    }
+    if (!any_quantized) return;
+    for (LogicalId op : left)
+      add(1, "weight_left_float", c_.quant_graph.ops[op].primary,
+          "the weight stays " + op_weight_view(m_, c_.quant_graph.ops[op])->values.stored_type +
+              " while the model's other weights are quantized (excluded on purpose, or missed by the quantizer?)");
+  }
+
+  const Comparison& c_;
+  const Model& m_;
+  LintOptions options_;
+  std::vector<Finding> found_;
+  std::set<std::pair<NodeId, ValueId>> checked_scales_;
+};
+
+}  // namespace
+
+std::vector<LintFinding> lint_quantization(const Comparison& c, const LintOptions& options) { return Linter(c, options).run(); }
+
+}  // namespace vq

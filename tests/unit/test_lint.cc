@@ -1,0 +1,226 @@
+// Quantization-parameter lint: each check fires on a small QDQ Conv model built to break exactly
+// its rule, and a well-made model gives no finding.
+#define BOOST_TEST_MODULE lint
+#include <boost/test/unit_test.hpp>
+
+#include <set>
+
+#include "lint/quant_lint.h"
+#include "unit/test_support.h"
+
+using namespace vq;
+using namespace vq::test;
+
+namespace {
+
+// The knobs of a quantized Conv (4 output channels, 1x1 kernel over 4 input channels).
+struct ConvCase {
+  std::vector<float> weight = std::vector<float>(16, 0.5f);  // float weight [4,4,1,1]
+  std::vector<float> weight_scale = {0.5f / 127, 0.5f / 127, 0.5f / 127, 0.5f / 127};
+  int weight_type = onnx::TensorProto::INT8;
+  int weight_zp_type = onnx::TensorProto::INT8;
+  std::vector<std::int32_t> weight_zp = {0, 0, 0, 0};
+  bool weight_float = false;          // leave the weight unquantized
+  int bias_type = onnx::TensorProto::INT32;
+  float bias_scale_factor = 1.0f;     // bias scale = input scale x weight scale x this
+  float output_dq_scale = 0.1f;       // the output QuantizeLinear uses 0.1
+  bool second_conv = false;           // a second, quantized conv (for weight_left_float)
+};
+
+onnx::ModelProto base_model(bool quant) {
+  onnx::ModelProto m = identity_model();
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  g->clear_input();
+  g->clear_output();
+  add_value_info(g->add_input(), "X", onnx::TensorProto::FLOAT, {1, 4, 4, 4});
+  add_value_info(g->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 4, 4, 4});
+  (void)quant;
+  return m;
+}
+
+std::string float_model(const ConvCase& c) {
+  onnx::ModelProto m = base_model(false);
+  auto* g = m.mutable_graph();
+  *g->add_initializer() = float_tensor("W", {4, 4, 1, 1}, c.weight);
+  *g->add_initializer() = float_tensor("B", {4}, {0.1f, 0.2f, 0.3f, 0.4f});
+  *g->add_node() = make_node("Conv", {"X", "W", "B"}, {c.second_conv ? "H" : "Y"}, "conv");
+  if (c.second_conv) {
+    *g->add_initializer() = float_tensor("W2", {4, 4, 1, 1}, std::vector<float>(16, 0.25f));
+    *g->add_node() = make_node("Conv", {"H", "W2"}, {"Y"}, "conv2");
+  }
+  return serialize(m);
+}
+
+std::string quant_model(const ConvCase& c) {
+  onnx::ModelProto m = base_model(true);
+  auto* g = m.mutable_graph();
+  const float xs = 0.02f;
+  *g->add_initializer() = float_tensor("xs", {}, {xs});
+  *g->add_initializer() = int_tensor("xz", onnx::TensorProto::UINT8, {}, {128});
+  *g->add_initializer() = float_tensor("ys", {}, {0.1f});
+  *g->add_initializer() = float_tensor("ys2", {}, {c.output_dq_scale});
+  *g->add_initializer() = int_tensor("yz", onnx::TensorProto::UINT8, {}, {0});
+  *g->add_node() = make_node("QuantizeLinear", {"X", "xs", "xz"}, {"xq"}, "x_q");
+  *g->add_node() = make_node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, "x_dq");
+  std::string w = "W";
+  if (c.weight_float) {
+    *g->add_initializer() = float_tensor("W", {4, 4, 1, 1}, c.weight);
+  } else {
+    std::vector<std::int32_t> codes;
+    const bool per_tensor = c.weight_scale.size() == 1;
+    for (std::size_t i = 0; i < c.weight.size(); ++i)
+      codes.push_back(static_cast<std::int32_t>(std::lround(c.weight[i] / c.weight_scale[per_tensor ? 0 : i / 4])) +
+                      c.weight_zp[per_tensor ? 0 : i / 4]);
+    const std::vector<std::int64_t> pdims = per_tensor ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{4};
+    *g->add_initializer() = int_tensor("Wq", c.weight_type, {4, 4, 1, 1}, codes);
+    *g->add_initializer() = float_tensor("ws", pdims, c.weight_scale);
+    *g->add_initializer() = int_tensor("wz", c.weight_zp_type, pdims, c.weight_zp);
+    onnx::NodeProto dq = make_node("DequantizeLinear", {"Wq", "ws", "wz"}, {"Wd"}, "w_dq");
+    auto* axis = dq.add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(0);
+    *g->add_node() = dq;
+    w = "Wd";
+  }
+  // Bias: int32 codes of (0.1 .. 0.4) at scale xs * ws.
+  std::vector<float> bs;
+  std::vector<std::int32_t> bq;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const float s = xs * c.weight_scale[c.weight_scale.size() == 1 ? 0 : k] * c.bias_scale_factor;
+    bs.push_back(s);
+    bq.push_back(static_cast<std::int32_t>(std::lround(0.1f * static_cast<float>(k + 1) / s)));
+  }
+  *g->add_initializer() = int_tensor("Bq", c.bias_type, {4}, bq);
+  *g->add_initializer() = float_tensor("bs", {4}, bs);
+  onnx::NodeProto bdq = make_node("DequantizeLinear", {"Bq", "bs"}, {"Bd"}, "b_dq");
+  auto* axis = bdq.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  *g->add_node() = bdq;
+  *g->add_node() = make_node("Conv", {"xd", w, "Bd"}, {"c"}, "conv");
+  *g->add_node() = make_node("QuantizeLinear", {"c", "ys", "yz"}, {"cq"}, "c_q");
+  *g->add_node() = make_node("DequantizeLinear", {"cq", "ys2", "yz"}, {c.second_conv ? "H" : "Y"}, "c_dq");
+  if (c.second_conv) {
+    *g->add_initializer() = int_tensor("W2q", onnx::TensorProto::INT8, {4, 4, 1, 1}, std::vector<std::int32_t>(16, 100));
+    *g->add_initializer() = float_tensor("w2s", {}, {0.0025f});
+    *g->add_node() = make_node("DequantizeLinear", {"W2q", "w2s"}, {"W2d"}, "w2_dq");
+    *g->add_node() = make_node("Conv", {"H", "W2d"}, {"Y"}, "conv2");
+  }
+  return serialize(m);
+}
+
+std::multiset<std::string> checks(const ConvCase& c) {
+  const auto cmp = run_comparison(load_bytes(float_model(c)), load_bytes(quant_model(c)), "f", "q");
+  std::multiset<std::string> out;
+  for (const LintFinding& f : lint_quantization(*cmp)) {
+    BOOST_TEST_MESSAGE(f.severity << " " << f.check << " @" << f.node << ": " << f.message);
+    out.insert(f.check);
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_well_made_model_has_no_finding) { BOOST_TEST(checks(ConvCase{}).empty()); }
+
+BOOST_AUTO_TEST_CASE(zero_and_negative_scales_are_errors) {
+  ConvCase c;
+  c.weight_scale[1] = 0;
+  c.weight_scale[2] = -0.01f;
+  c.weight = std::vector<float>(16, 0);  // codes stay finite
+  const auto found = checks(c);
+  BOOST_TEST(found.count("scale_not_positive") >= 1u);
+}
+
+BOOST_AUTO_TEST_CASE(denormal_and_huge_scales_are_warnings) {
+  ConvCase c;
+  c.weight = std::vector<float>(16, 0);
+  c.weight_scale = {1e-40f, 1e5f, 0.01f, 0.01f};
+  const auto found = checks(c);
+  BOOST_TEST(found.count("scale_denormal") >= 1u);  // the weight scale, and the bias scale made from it
+  BOOST_TEST(found.count("scale_huge") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_zero_point_of_another_type_is_an_error) {
+  ConvCase c;
+  c.weight_zp_type = onnx::TensorProto::UINT8;
+  c.weight_zp = {200, 0, 0, 0};
+  const auto found = checks(c);
+  BOOST_TEST(found.count("zero_point_type_mismatch") == 1u);
+  BOOST_TEST(found.count("zero_point_out_of_range") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(q_then_dq_with_other_parameters_is_an_error) {
+  ConvCase c;
+  c.output_dq_scale = 0.2f;
+  BOOST_TEST(checks(c).count("qdq_parameters_differ") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(asymmetric_signed_weights_are_flagged) {
+  ConvCase c;
+  c.weight_zp = {3, 0, 0, 0};
+  BOOST_TEST(checks(c).count("weight_asymmetric") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(one_scale_for_uneven_channels_is_flagged) {
+  ConvCase c;
+  for (std::size_t i = 0; i < 16; ++i) c.weight[i] = i < 4 ? 0.01f * static_cast<float>(i + 1) : 1.0f;
+  c.weight_scale = {1.0f / 127};
+  c.weight_zp = {0};
+  const auto found = checks(c);
+  BOOST_TEST(found.count("per_tensor_wide_channels") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(biases_must_be_int32_on_input_times_weight_scale) {
+  ConvCase wrong_scale;
+  wrong_scale.bias_scale_factor = 2.0f;
+  BOOST_TEST(checks(wrong_scale).count("bias_scale_mismatch") == 1u);
+  ConvCase int8_bias;
+  int8_bias.bias_type = onnx::TensorProto::INT8;
+  int8_bias.bias_scale_factor = 100.0f;  // keep the codes within int8
+  BOOST_TEST(checks(int8_bias).count("bias_not_int32") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_weight_left_float_in_a_quantized_model_is_flagged) {
+  ConvCase c;
+  c.weight_float = true;
+  c.second_conv = true;
+  BOOST_TEST(checks(c).count("weight_left_float") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(concat_inputs_on_different_scales_are_flagged) {
+  onnx::ModelProto f = base_model(false);
+  add_value_info(f.mutable_graph()->mutable_output(0), "Y", onnx::TensorProto::FLOAT, {1, 8, 4, 4});
+  f.mutable_graph()->mutable_output()->RemoveLast();
+  add_value_info(f.mutable_graph()->add_output(), "Y", onnx::TensorProto::FLOAT, {1, 8, 4, 4});
+  *f.mutable_graph()->add_node() = make_node("Relu", {"X"}, {"a"}, "relu");
+  *f.mutable_graph()->add_node() = make_node("Sigmoid", {"X"}, {"b"}, "sig");
+  onnx::NodeProto cat = make_node("Concat", {"a", "b"}, {"Y"}, "cat");
+  auto* axis = cat.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(1);
+  *f.mutable_graph()->add_node() = cat;
+  onnx::ModelProto q = f;
+  auto* g = q.mutable_graph();
+  g->clear_node();
+  *g->add_initializer() = float_tensor("sa", {}, {0.05f});
+  *g->add_initializer() = float_tensor("sb", {}, {0.004f});
+  *g->add_node() = make_node("Relu", {"X"}, {"a"}, "relu");
+  *g->add_node() = make_node("Sigmoid", {"X"}, {"b"}, "sig");
+  *g->add_node() = make_node("QuantizeLinear", {"a", "sa"}, {"aq"}, "a_q");
+  *g->add_node() = make_node("DequantizeLinear", {"aq", "sa"}, {"ad"}, "a_dq");
+  *g->add_node() = make_node("QuantizeLinear", {"b", "sb"}, {"bq"}, "b_q");
+  *g->add_node() = make_node("DequantizeLinear", {"bq", "sb"}, {"bd"}, "b_dq");
+  onnx::NodeProto qcat = cat;
+  qcat.set_input(0, "ad");
+  qcat.set_input(1, "bd");
+  *g->add_node() = qcat;
+  const auto cmp = run_comparison(load_bytes(serialize(f)), load_bytes(serialize(q)), "f", "q");
+  std::multiset<std::string> found;
+  for (const LintFinding& x : lint_quantization(*cmp)) found.insert(x.check);
+  BOOST_TEST(found.count("concat_scales_differ") == 1u);
+}
