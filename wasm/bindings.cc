@@ -6,10 +6,13 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 
 #include "model/model_loader.h"
 #include "report/compare_report.h"
+#include "report/comparison.h"
+#include "report/weights_report.h"
 #include "report/inspect_report.h"
 #include "util/error.h"
 
@@ -56,7 +59,64 @@ class Session {
     });
   }
 
+  // A comparison kept open for lazy questions (the UI asks for one layer's detail at a time): the
+  // report of the alignment is returned now; weights and lint are computed when asked. The model
+  // bytes stay borrowed from JavaScript until the session is deleted.
+  CallResult open(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
+                  std::size_t second_size, const std::string& second_name) {
+    return guarded([&] {
+      vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
+      vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
+      comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
+      return vq::dump_report(vq::comparison_report(*comparison_, false));
+    });
+  }
+
+  // One weight pair's full analysis, by float or quantized node id (error code "not_found").
+  CallResult weightLayer(const std::string& node_id, std::size_t bins) {
+    return with_comparison([&](const vq::Comparison& c) {
+      vq::WeightAnalysisOptions options;
+      options.histogram_bins = bins == 0 ? options.histogram_bins : bins;
+      const auto layer = vq::weight_layer_report(c, node_id, options);
+      if (!layer) throw NotFound("no aligned weight pair has node '" + node_id + "'");
+      return vq::dump_report(*layer);
+    });
+  }
+
+  CallResult weights(std::size_t bins) {
+    return with_comparison([&](const vq::Comparison& c) {
+      vq::WeightAnalysisOptions options;
+      options.histogram_bins = bins == 0 ? options.histogram_bins : bins;
+      return vq::dump_report(vq::weights_report(c, options));
+    });
+  }
+
+  CallResult lint() {
+    return with_comparison([&](const vq::Comparison& c) { return vq::dump_report(vq::lint_report(c)); });
+  }
+
  private:
+  struct NotFound : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+
+  template <typename F>
+  CallResult with_comparison(F&& work) {
+    CallResult r;
+    if (!comparison_) {
+      r.error_code = "no_comparison";
+      r.error_message = "open() a comparison first";
+      return r;
+    }
+    try {
+      return guarded([&] { return work(*comparison_); });
+    } catch (const NotFound& e) {
+      r.error_code = "not_found";
+      r.error_message = e.what();
+      return r;
+    }
+  }
+
   template <typename F>
   CallResult guarded(F&& work) {
     CallResult r;
@@ -74,6 +134,7 @@ class Session {
   }
 
   std::shared_ptr<vq::InMemoryExternalData> external_;
+  std::unique_ptr<vq::Comparison> comparison_;
 };
 
 std::string version() { return VQ_VERSION; }
@@ -90,6 +151,10 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .constructor<>()
       .function("addExternalFile", &Session::addExternalFile)
       .function("inspect", &Session::inspect)
-      .function("compare", &Session::compare);
+      .function("compare", &Session::compare)
+      .function("open", &Session::open)
+      .function("weightLayer", &Session::weightLayer)
+      .function("weights", &Session::weights)
+      .function("lint", &Session::lint);
   emscripten::function("version", &version);
 }

@@ -151,6 +151,8 @@ export interface CompareReport {
   logical_graphs: { float: LogicalOp[]; quant: LogicalOp[] };
   /** Present unless compare() was called with { weights: false }. */
   weights?: WeightsReport;
+  /** Present with weights. */
+  lint?: LintFinding[];
 }
 
 export interface Distribution {
@@ -194,6 +196,29 @@ export class VisualQuant {
   /** JSON text of a CompareReport, in either argument order; throws VisualQuantError. */
   compare(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
           externalFiles?: Record<string, Uint8Array>, options?: CompareOptions): string;
+  /** Aligns two models and keeps the comparison open for lazy per-layer questions. */
+  open(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
+       externalFiles?: Record<string, Uint8Array>): OpenComparison;
+}
+
+/** A comparison kept open in the core (see VisualQuant.open); close() frees its memory. */
+export class OpenComparison {
+  /** JSON text of a CompareReport without `weights` and `lint`. */
+  readonly report: string;
+  /** JSON text of one WeightLayer, by float or quantized node id; throws VisualQuantError('not_found'). */
+  weightLayer(nodeId: string, bins?: number): string;
+  /** JSON text of the WeightsReport. */
+  weights(bins?: number): string;
+  /** JSON text of the LintFinding list. */
+  lint(): string;
+  close(): void;
+}
+
+export interface LintFinding {
+  severity: 'error' | 'warning' | 'info';
+  check: string;
+  node: string;
+  message: string;
 }
 
 export interface LoadOptions {

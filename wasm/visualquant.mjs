@@ -73,6 +73,69 @@ export class VisualQuant {
 }
 
 /**
+ * A comparison kept open in the core for lazy questions: the alignment report now, one layer's
+ * weight analysis or the lint when asked. Holds both models in wasm memory until close().
+ */
+export class OpenComparison {
+  constructor(module, session, held) {
+    this.module = module;
+    this.session = session;
+    this.held = held;
+  }
+
+  /** The compare report without weights and lint (JSON text). */
+  get report() {
+    return this.reportText;
+  }
+
+  /** One aligned weight pair's full analysis, by float or quantized node id (JSON text). */
+  weightLayer(nodeId, bins = 0) {
+    return unwrap(this.session.weightLayer(nodeId, bins));
+  }
+
+  /** Every aligned weight pair, ranked worst first (JSON text, as `visualquant weights --json -`). */
+  weights(bins = 0) {
+    return unwrap(this.session.weights(bins));
+  }
+
+  /** The quantization lint (JSON text). */
+  lint() {
+    return unwrap(this.session.lint());
+  }
+
+  close() {
+    if (!this.session) return;
+    this.session.delete();
+    for (const p of this.held) this.module._free(p);
+    this.session = null;
+    this.held = [];
+  }
+}
+
+VisualQuant.prototype.open = function open(firstBytes, firstName, secondBytes, secondName, externalFiles = {}) {
+  const m = this.module;
+  const session = new m.Session();
+  const held = [];
+  const toHeap = (bytes) => {
+    const pointer = m._malloc(Math.max(bytes.byteLength, 1));
+    if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
+    held.push(pointer);
+    m.HEAPU8.set(bytes, pointer);
+    return pointer;
+  };
+  const comparison = new OpenComparison(m, session, held);
+  try {
+    for (const [name, data] of Object.entries(externalFiles)) unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
+    comparison.reportText = unwrap(session.open(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes),
+                                                secondBytes.byteLength, secondName));
+    return comparison;
+  } catch (e) {
+    comparison.close();
+    throw e;
+  }
+};
+
+/**
  * Loads the wasm module. Under Node pass `wasmBinary` (the bytes of visualquant_core.wasm): Node's
  * fetch cannot read file paths. In browsers the .wasm next to this file is fetched by default.
  */

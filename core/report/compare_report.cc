@@ -161,18 +161,26 @@ json compare_report(const CompareSide& f, const CompareSide& q, const Alignment&
   return r;
 }
 
-json compare_models(Model first, Model second, std::string first_name, std::string second_name, bool with_weights) {
-  const auto c = run_comparison(std::move(first), std::move(second), std::move(first_name), std::move(second_name));
-  json r = compare_report({c->float_model, c->float_graph, c->float_weights, c->float_name},
-                          {c->quant_model, c->quant_graph, c->quant_weights, c->quant_name}, c->alignment, c->swapped);
-  if (with_weights) {
-    r["weights"] = weights_report(*c, WeightAnalysisOptions{});
-    json lint = json::array();
-    for (const LintFinding& f : lint_quantization(*c))
-      lint.push_back({{"severity", f.severity}, {"check", f.check}, {"node", f.node}, {"message", f.message}});
-    r["lint"] = lint;
+json lint_report(const Comparison& c) {
+  json lint = json::array();
+  for (const LintFinding& f : lint_quantization(c))
+    lint.push_back({{"severity", f.severity}, {"check", f.check}, {"node", f.node}, {"message", f.message}});
+  return lint;
+}
+
+json comparison_report(const Comparison& c, bool with_analysis) {
+  json r = compare_report({c.float_model, c.float_graph, c.float_weights, c.float_name},
+                          {c.quant_model, c.quant_graph, c.quant_weights, c.quant_name}, c.alignment, c.swapped);
+  if (with_analysis) {
+    r["weights"] = weights_report(c, WeightAnalysisOptions{});
+    r["lint"] = lint_report(c);
   }
   return r;
+}
+
+json compare_models(Model first, Model second, std::string first_name, std::string second_name, bool with_weights) {
+  const auto c = run_comparison(std::move(first), std::move(second), std::move(first_name), std::move(second_name));
+  return comparison_report(*c, with_weights);
 }
 
 std::string compare_text(const json& r) {

@@ -29,6 +29,13 @@ nlohmann::ordered_json compare_report(const CompareSide& float_side, const Compa
 
 std::string compare_text(const nlohmann::ordered_json& report);
 
+struct Comparison;
+
+// The report of a comparison already made; `with_analysis` adds "weights" and "lint".
+nlohmann::ordered_json comparison_report(const Comparison& c, bool with_analysis);
+// The quantization lint as report JSON: [{severity, check, node, message}].
+nlohmann::ordered_json lint_report(const Comparison& c);
+
 // The whole compare job on two loaded models, in either order: detects which one is quantized,
 // builds both logical graphs, aligns them and returns the report, with the weight analysis of
 // every aligned weight pair and the quantization lint when asked (they read weights whole; the

@@ -1,0 +1,42 @@
+// A comparison kept open in wasm answers lazily what the CLI prints at once: the alignment report,
+// one layer's weight analysis, every layer's, and the lint, byte for byte.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { cli, root } from './paths.mjs';
+import { wasmCore } from './wasm_core.mjs';
+
+const pairsDir = path.join(root, 'tests/fixtures/pairs');
+const native = (...args) => {
+  const r = spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+};
+
+for (const pair of ['torch_eager_ptq_cnn_perchannel', 'ort_matmulnbits_4bit', 'vendor_trt_int4_awq', 'ortopt_transformer_ptq']) {
+  test(`open comparison == CLI: ${pair}`, async () => {
+    const f = path.join(pairsDir, pair, 'float.onnx'), q = path.join(pairsDir, pair, 'quant.onnx');
+    const core = await wasmCore();
+    const full = JSON.parse(native('compare', f, q, '--json', '-'));
+    const open = core.open(readFileSync(f), 'float.onnx', readFileSync(q), 'quant.onnx');
+    try {
+      const report = JSON.parse(open.report);
+      assert.equal(report.weights, undefined);
+      const { weights, lint, ...alignment } = full;
+      assert.deepEqual(report, alignment);
+      assert.equal(open.weights(), native('weights', f, q, '--json', '-'));
+      assert.deepEqual(JSON.parse(open.lint()), lint);
+      assert.ok(weights.layers.length > 0);
+      for (const layer of weights.layers.slice(0, 3)) {
+        assert.equal(open.weightLayer(layer.quant_node), native('weights', f, q, '--layer', layer.quant_node));
+        assert.equal(open.weightLayer(layer.float_node, 16), native('weights', f, q, '--layer', layer.float_node, '--bins', '16'));
+      }
+      assert.throws(() => open.weightLayer('no such node'), (e) => e.code === 'not_found');
+    } finally {
+      open.close();
+    }
+    open.close();  // twice is harmless
+  });
+}
