@@ -171,8 +171,10 @@ export interface WeightLayer {
            cosine: number; relative_l2: number; mean_abs_lsb: number | null; max_abs_lsb: number | null };
   histogram: { edges: number[]; float: number[]; dequantized: number[] };
   codes: { type: string; qmin: number; qmax: number; levels_total: number; levels_used: number;
-           at_qmin: number; at_qmax: number; counts?: number[] } | null;
-  outliers: { sigmas: number; beyond_sigmas: number; beyond_clip_range: number; first_indices: number[] };
+           at_qmin: number; at_qmax: number; not_nearest: number; counts?: number[] } | null;
+  /** Indices are flat canonical positions: channel x elements-per-channel + element. */
+  outliers: { sigmas: number; beyond_sigmas: number; beyond_clip_range: number; first_indices: number[];
+              first_clipped_indices: number[] };
   channels: { count: number; range_spread: number; float_min?: number[]; float_max?: number[]; mse?: number[];
               max_abs?: number[]; sqnr_db?: (number | null)[]; cosine?: number[]; step?: number[]; zero_point?: number[] };
   sensitivity: number;

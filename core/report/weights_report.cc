@@ -158,7 +158,8 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
                   {"levels_total", u.levels_total},
                   {"levels_used", u.levels_used},
                   {"at_qmin", u.at_qmin},
-                  {"at_qmax", u.at_qmax}};
+                  {"at_qmax", u.at_qmax},
+                  {"not_nearest", u.not_nearest}};
     if (detail && u.counts.size() <= 256) codes["counts"] = u.counts;
     out["codes"] = codes;
   } else {
@@ -167,7 +168,8 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
   out["outliers"] = {{"sigmas", WeightAnalysisOptions{}.outlier_sigmas},
                      {"beyond_sigmas", a.outliers_beyond_sigma},
                      {"beyond_clip_range", a.outliers_beyond_clip},
-                     {"first_indices", a.outlier_indices}};
+                     {"first_indices", a.outlier_indices},
+                     {"first_clipped_indices", a.clipped_indices}};
   const ChannelSeries& ch = a.channels;
   json channels = {{"count", a.rows}, {"range_spread", num(ch.range_spread)}};
   if (detail) {

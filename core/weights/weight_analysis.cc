@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "quant/quantize.h"
+
 namespace vq {
 namespace {
 
@@ -140,7 +142,12 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
             out.error.max_abs_lsb = std::max(out.error.max_abs_lsb, lsb);
             // The representable range of this element: codes qmin..qmax around the stored one.
             const double lowest = q + (u.qmin - code) * step, highest = q + (u.qmax - code) * step;
-            out.outliers_beyond_clip += f < lowest - step / 2 || f > highest + step / 2;
+            if (f < lowest - step / 2 || f > highest + step / 2) {
+              if (out.clipped_indices.size() < options.listed_outliers) out.clipped_indices.push_back(row * cols + c);
+              ++out.outliers_beyond_clip;
+            }
+            const double zero_point = std::nearbyint(code - q / step);
+            u.not_nearest += quantize_value(f, step, zero_point, u.qmin, u.qmax) != code;
           }
         }
       }

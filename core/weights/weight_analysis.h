@@ -32,6 +32,9 @@ struct CodeUsage {
   double qmin = 0, qmax = 0;
   std::uint64_t levels_total = 0, levels_used = 0;
   std::uint64_t at_qmin = 0, at_qmax = 0;  // elements saturated at each end of the code range
+  // Elements whose code is not QuantizeLinear's nearest code for the (adjusted) float weight:
+  // another rounding (GPTQ, AdaRound), a clipped range, or a weight changed after quantization.
+  std::uint64_t not_nearest = 0;
   std::vector<std::uint64_t> counts;       // per code from qmin (types up to 8 bits)
 };
 
@@ -49,6 +52,7 @@ struct WeightAnalysis {
   std::optional<CodeUsage> codes;
   std::uint64_t outliers_beyond_sigma = 0, outliers_beyond_clip = 0;  // of the float weight
   std::vector<std::uint64_t> outlier_indices;                         // beyond sigma, first listed
+  std::vector<std::uint64_t> clipped_indices;                         // beyond the clip range, first listed
   ChannelSeries channels;
 };
 
