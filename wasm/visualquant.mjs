@@ -10,6 +10,18 @@ export class VisualQuantError extends Error {
   }
 }
 
+// Copies bytes into the wasm heap with one HEAPU8.set (fast) and returns their address; the
+// pointers go to `held`, for the caller to free.
+function heapWriter(m, held) {
+  return (bytes) => {
+    const pointer = m._malloc(Math.max(bytes.byteLength, 1));
+    if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
+    held.push(pointer);
+    m.HEAPU8.set(bytes, pointer);
+    return pointer;
+  };
+}
+
 function unwrap(result) {
   if (!result.ok) throw new VisualQuantError(result.errorCode, result.errorMessage);
   return result.json;
@@ -31,13 +43,7 @@ export class VisualQuant {
     const m = this.module;
     const session = new m.Session();
     const held = [];
-    const toHeap = (bytes) => {
-      const pointer = m._malloc(Math.max(bytes.byteLength, 1));
-      if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
-      held.push(pointer);
-      m.HEAPU8.set(bytes, pointer);
-      return pointer;
-    };
+    const toHeap = heapWriter(m, held);
     try {
       for (const [name, data] of Object.entries(externalFiles)) {
         unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
@@ -116,13 +122,7 @@ VisualQuant.prototype.open = function open(firstBytes, firstName, secondBytes, s
   const m = this.module;
   const session = new m.Session();
   const held = [];
-  const toHeap = (bytes) => {
-    const pointer = m._malloc(Math.max(bytes.byteLength, 1));
-    if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
-    held.push(pointer);
-    m.HEAPU8.set(bytes, pointer);
-    return pointer;
-  };
+  const toHeap = heapWriter(m, held);
   const comparison = new OpenComparison(m, session, held);
   try {
     for (const [name, data] of Object.entries(externalFiles)) unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));

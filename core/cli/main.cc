@@ -5,6 +5,7 @@
 // Exit codes: 0 ok, 2 usage, 3 the model could not be loaded (invalid, unsafe or unreadable).
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 
 #include "model/model_loader.h"
 #include "report/compare_report.h"
+#include "report/comparison.h"
 #include "report/inspect_report.h"
 #include "report/weights_report.h"
 #include "util/error.h"
@@ -64,6 +66,16 @@ int guarded(const std::string* current, Work&& work) {
   return kExitInvalidModel;
 }
 
+// Loads both models (naming the one being read in `current`, for guarded's error) and aligns them.
+std::unique_ptr<vq::Comparison> compare_files(const std::vector<std::string>& models, std::string& current) {
+  current = models[0];
+  vq::Model a = vq::load_model_file(models[0]);
+  current = models[1];
+  vq::Model b = vq::load_model_file(models[1]);
+  current.clear();
+  return vq::run_comparison(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]));
+}
+
 int run_inspect(const std::vector<std::string>& args) {
   std::string model_path;
   bool as_json = false;
@@ -112,13 +124,7 @@ int run_compare(const std::vector<std::string>& args) {
   if (models.size() != 2) return usage_error("compare needs two models: FLOAT QUANT");
   std::string current;
   return guarded(&current, [&] {
-    current = models[0];
-    vq::Model a = vq::load_model_file(models[0]);
-    current = models[1];
-    vq::Model b = vq::load_model_file(models[1]);
-    current.clear();
-    const auto report =
-        vq::compare_models(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]), true);
+    const auto report = vq::comparison_report(*compare_files(models, current), true);
     if (json_path == "-") {
       std::cout << vq::dump_report(report);
       return kExitOk;
@@ -173,12 +179,7 @@ int run_weights(const std::vector<std::string>& args) {
   if (models.size() != 2) return usage_error("weights needs two models: FLOAT QUANT");
   std::string current;
   return guarded(&current, [&] {
-    current = models[0];
-    vq::Model a = vq::load_model_file(models[0]);
-    current = models[1];
-    vq::Model b = vq::load_model_file(models[1]);
-    current.clear();
-    const auto c = vq::run_comparison(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]));
+    const auto c = compare_files(models, current);
     if (!layer.empty()) {
       const auto detail = vq::weight_layer_report(*c, layer, options);
       if (!detail) {

@@ -199,6 +199,29 @@ void check_view_arithmetic(const WeightView& w, const std::vector<double>& codes
   }
 }
 
+// A case's weight as its view reads it: codes minus the zero point (checked against the view's
+// dequantised values), the first step, and the view's dims.
+struct WeightCodes {
+  std::vector<double> centred;  // code - zero point
+  double step = 0;
+  std::vector<std::int64_t> dims;
+};
+
+WeightCodes weight_codes(const Case& c, const std::string& zero_point_name) {
+  const WeightView w = weight_view(c.model);
+  std::vector<double> codes, steps;
+  codes_of(w, codes, steps);
+  const Tensor* zt = find_tensor(c.model, zero_point_name);
+  const double zp = zt ? tensor_values(c.model, *zt)[0] : 0;
+  check_view_arithmetic(w, codes, steps, zp);
+  return {minus(codes, zp), steps.empty() ? 0 : steps[0], w.values.dims};
+}
+
+// The activation input (a graph input holding `name`__value) minus its zero point.
+std::vector<double> centred_input(const Case& c, const std::string& name, const std::string& zero_point_name) {
+  return minus(values(c.model, name + "__value"), values(c.model, zero_point_name)[0]);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(quantizelinear) {
@@ -236,28 +259,17 @@ BOOST_AUTO_TEST_CASE(dynamicquantizelinear) {
 
 BOOST_AUTO_TEST_CASE(matmulinteger_from_the_weight_view) {
   const Case c = load_case("matmulinteger", true);
-  const WeightView w = weight_view(c.model);
-  std::vector<double> codes, steps;
-  codes_of(w, codes, steps);
-  const double b_zp = values(c.model, "b_zero_point")[0];
-  check_view_arithmetic(w, codes, steps, b_zp);
-  const auto a = minus(values(c.model, "A__value"), values(c.model, "a_zero_point")[0]);
-  const auto y = matmul(a, tensor(c.model, "A__value").dims, minus(codes, b_zp), w.values.dims);
+  const WeightCodes w = weight_codes(c, "b_zero_point");
+  const auto y = matmul(centred_input(c, "A", "a_zero_point"), tensor(c.model, "A__value").dims, w.centred, w.dims);
   check_equal(y, values(c.model, "expected_0"), "matmulinteger");
 }
 
 BOOST_AUTO_TEST_CASE(convinteger_from_the_weight_view) {
   for (const char* name : {"convinteger_with_padding", "convinteger_without_padding"}) {
     const Case c = load_case(name, true);
-    const WeightView w = weight_view(c.model);
-    std::vector<double> codes, steps;
-    codes_of(w, codes, steps);
-    const Tensor* wz = find_tensor(c.model, "w_zero_point");
-    const double w_zp = wz ? tensor_values(c.model, *wz)[0] : 0;
-    check_view_arithmetic(w, codes, steps, w_zp);
-    const auto x = minus(values(c.model, "x__value"), values(c.model, "x_zero_point")[0]);
+    const WeightCodes w = weight_codes(c, "w_zero_point");
     std::vector<std::int64_t> yd;
-    const auto y = conv(x, tensor(c.model, "x__value").dims, minus(codes, w_zp), w.values.dims, c.node, yd);
+    const auto y = conv(centred_input(c, "x", "x_zero_point"), tensor(c.model, "x__value").dims, w.centred, w.dims, c.node, yd);
     check_equal(y, values(c.model, "expected_0"), name);
   }
 }
@@ -265,29 +277,18 @@ BOOST_AUTO_TEST_CASE(convinteger_from_the_weight_view) {
 BOOST_AUTO_TEST_CASE(qlinearmatmul_from_the_weight_view) {
   for (const char* name : {"qlinearmatmul_2D", "qlinearmatmul_3D"}) {
     const Case c = load_case(name, true);
-    const WeightView w = weight_view(c.model);
-    std::vector<double> codes, steps;
-    codes_of(w, codes, steps);
-    const double b_zp = values(c.model, "b_zero_point")[0];
-    check_view_arithmetic(w, codes, steps, b_zp);
-    const auto a = minus(values(c.model, "a__value"), values(c.model, "a_zero_point")[0]);
-    const auto acc = matmul(a, tensor(c.model, "a__value").dims, minus(codes, b_zp), w.values.dims);
-    const auto y = requantize(acc, values(c.model, "a_scale")[0], steps[0], values(c.model, "y_scale")[0],
-                              values(c.model, "y_zero_point")[0]);
+    const WeightCodes w = weight_codes(c, "b_zero_point");
+    const auto acc = matmul(centred_input(c, "a", "a_zero_point"), tensor(c.model, "a__value").dims, w.centred, w.dims);
+    const auto y = requantize(acc, values(c.model, "a_scale")[0], w.step, values(c.model, "y_scale")[0], values(c.model, "y_zero_point")[0]);
     check_equal(y, values(c.model, "expected_0"), name);
   }
 }
 
 BOOST_AUTO_TEST_CASE(qlinearconv_from_the_weight_view) {
   const Case c = load_case("qlinearconv", true);
-  const WeightView w = weight_view(c.model);
-  std::vector<double> codes, steps;
-  codes_of(w, codes, steps);
-  const double w_zp = values(c.model, "w_zero_point")[0];
-  check_view_arithmetic(w, codes, steps, w_zp);
-  const auto x = minus(values(c.model, "x__value"), values(c.model, "x_zero_point")[0]);
+  const WeightCodes w = weight_codes(c, "w_zero_point");
   std::vector<std::int64_t> yd;
-  const auto acc = conv(x, tensor(c.model, "x__value").dims, minus(codes, w_zp), w.values.dims, c.node, yd);
-  const auto y = requantize(acc, values(c.model, "x_scale")[0], steps[0], values(c.model, "y_scale")[0], values(c.model, "y_zero_point")[0]);
+  const auto acc = conv(centred_input(c, "x", "x_zero_point"), tensor(c.model, "x__value").dims, w.centred, w.dims, c.node, yd);
+  const auto y = requantize(acc, values(c.model, "x_scale")[0], w.step, values(c.model, "y_scale")[0], values(c.model, "y_zero_point")[0]);
   check_equal(y, values(c.model, "expected_0"), "qlinearconv");
 }

@@ -11,12 +11,6 @@ using namespace vq::test;
 
 namespace {
 
-std::string pair_file(const std::string& pair, const char* side) {
-  const char* dir = std::getenv("VQ_PAIRS_DIR");
-  BOOST_REQUIRE(dir);
-  return std::string(dir) + "/" + pair + "/" + side + ".onnx";
-}
-
 // The annotation of the first logical op of the given type.
 OpQuantization first_of(const Model& m, const std::string& op_type) {
   const LogicalGraph g = build_logical_graph(m);

@@ -44,6 +44,12 @@ onnx::NodeProto make_node(const std::string& op, const std::vector<std::string>&
   return n;
 }
 
+std::string pair_file(const std::string& pair, const std::string& side) {
+  const char* dir = std::getenv("VQ_PAIRS_DIR");
+  if (!dir || !*dir) throw std::runtime_error("VQ_PAIRS_DIR is not set (run the tests through ctest)");
+  return std::string(dir) + "/" + pair + "/" + side + ".onnx";
+}
+
 onnx::ModelProto identity_model() {
   onnx::ModelProto m;
   m.set_ir_version(8);

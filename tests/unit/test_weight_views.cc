@@ -14,12 +14,6 @@ using namespace vq::test;
 
 namespace {
 
-std::string pair_file(const std::string& pair, const char* side) {
-  const char* dir = std::getenv("VQ_PAIRS_DIR");
-  BOOST_REQUIRE(dir);
-  return std::string(dir) + "/" + pair + "/" + side + ".onnx";
-}
-
 // The digest of the first logical op whose primary node has this op type.
 WeightDigest digest_of(const Model& m, const std::string& op_type) {
   const LogicalGraph g = build_logical_graph(m);
