@@ -3,9 +3,11 @@
 int8 weights behind DequantizeLinear, uint8 activations in QuantizeLinear/DequantizeLinear pairs)
 for the compare benchmark. Not kept in the repo.
 
-usage: make_compare_pair.py resnet50|transformer12 OUTDIR
-  resnet50       ResNet-50-sized: bottleneck stages [3, 4, 6, 3], ~25M parameters, ~55 convs
-  transformer12  12-layer encoder, d=768, ffn 3072: ~85M parameters, ~72 MatMuls
+usage: make_compare_pair.py resnet50|transformer12|transformer100m OUTDIR
+  resnet50         ResNet-50-sized: bottleneck stages [3, 4, 6, 3], ~25M parameters, ~55 convs
+  transformer12    12-layer encoder, d=768, ffn 3072: ~85M parameters, ~72 MatMuls
+  transformer100m  BERT-base-sized: a 30522 x 768 token embedding (Gather of a per-row int8
+                   DequantizeLinear on the quantized side) before the same 12 layers: ~109M parameters
 """
 import os
 import sys
@@ -103,10 +105,8 @@ def linear(b, x, din, dout):
     return b.op("Add", [mm, bn], [mm, bn], b.name("add"))
 
 
-def transformer12(b):
-    d, ffn = 768, 3072
-    x = "input"
-    for layer in range(12):
+def encoder(b, x, d=768, ffn=3072, layers=12):
+    for layer in range(layers):
         q, k, v = (linear(b, x, d, d) for _ in range(3))
         kt = b.op("Transpose", [k], [k], b.name("kt"), perm=[0, 2, 1])
         att = b.op("MatMul", [q, kt], [b.qdq(q), b.qdq(kt)], b.name("scores"))
@@ -118,15 +118,31 @@ def transformer12(b):
         h = b.op("Relu", [h], [h], b.name("relu"))
         h = linear(b, h, ffn, d)
         x = b.op("Add", [h, r], [h, r], b.name("residual"))
+    return x
+
+
+def transformer12(b):
+    d = 768
+    x = encoder(b, "input", d)
     return b.op("Identity", [x], [x], "output"), [1, 128, d]
+
+
+def transformer100m(b):
+    d, vocab = 768, 30522
+    table = RNG.standard_normal((vocab, d), dtype=np.float32) * 0.02
+    wf, wq = b.weight("embeddings_word", table, 0)  # one channel per token, as Gather reads it
+    x = b.op("Gather", [wf, "input"], [wq, "input"], "embed", axis=0)
+    x = encoder(b, x, d)
+    return b.op("Identity", [x], [x], "output"), [1, 128], TensorProto.INT64
 
 
 def main(kind, outdir):
     b = Builder()
-    out, shape = {"resnet50": resnet50, "transformer12": transformer12}[kind](b)
+    out, shape, *input_type = {"resnet50": resnet50, "transformer12": transformer12, "transformer100m": transformer100m}[kind](b)
+    input_type = input_type[0] if input_type else TensorProto.FLOAT
     os.makedirs(outdir, exist_ok=True)
     for side, nodes, inits, producer in (("float", b.fnodes, b.finits, "bench"), ("quant", b.qnodes, b.qinits, "onnx.quantize")):
-        graph = helper.make_graph(nodes, kind, [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)],
+        graph = helper.make_graph(nodes, kind, [helper.make_tensor_value_info("input", input_type, shape)],
                                   [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)], inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name=producer)
         with open(os.path.join(outdir, f"{kind}_{side}.onnx"), "wb") as f:
