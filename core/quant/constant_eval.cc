@@ -1,5 +1,6 @@
 #include "quant/constant_eval.h"
 
+#include <cmath>
 #include <memory>
 
 #include "onnx/onnx_pb.h"
@@ -94,7 +95,35 @@ std::optional<ConstantView> constant_view(const Model& m, ValueId v, int depth) 
   if (quant_op_role(n.domain, n.op_type) == QuantOpRole::Dequantize)
     return dequantized_view(m, node_input(n, 0), node_input(n, 1), node_input(n, 2), int_attribute(n, "axis", 1), int_attribute(n, "block_size", 0));
   if (!n.domain.empty()) return std::nullopt;
-  if (n.op_type == "Cast" || n.op_type == "Identity") return constant_view(m, n.inputs[0], depth + 1);
+  if (n.op_type == "Identity") return constant_view(m, n.inputs[0], depth + 1);
+  if (n.op_type == "Cast") {
+    // Values as the op sees them: a Cast to a narrower float type rounds (float16 weights stored
+    // as float32 and cast in the graph), to an integer type truncates toward zero.
+    auto in = constant_view(m, n.inputs[0], depth + 1);
+    if (!in) return std::nullopt;
+    const ElementTypeInfo* to = element_type_info(static_cast<std::int32_t>(int_attribute(n, "to", 0)));
+    if (!to) return std::nullopt;
+    std::function<double(double)> convert;
+    switch (to->type) {
+      case ElementType::Float32: convert = [](double v) { return static_cast<double>(static_cast<float>(v)); }; break;
+      case ElementType::Float16: convert = [](double v) { return round_to_float16(static_cast<float>(v)); }; break;
+      case ElementType::Bfloat16: convert = [](double v) { return round_to_bfloat16(static_cast<float>(v)); }; break;
+      case ElementType::Float64: break;
+      default:
+        if (to->kind == ElementKind::SignedInt || to->kind == ElementKind::UnsignedInt) convert = [](double v) { return std::trunc(v); };
+        else return std::nullopt;  // bool, string, float8: not a weight we evaluate
+    }
+    if (!convert) return in;
+    auto source = in->at;
+    in->at = [source, convert](std::uint64_t i) { return convert(source(i)); };
+    if (auto run = in->read)
+      in->read = [run, convert](std::uint64_t first, std::size_t count, double* out) {
+        run(first, count, out);
+        for (std::size_t i = 0; i < count; ++i) out[i] = convert(out[i]);
+      };
+    in->stored_type = to->name;
+    return in;
+  }
   if (n.op_type == "Reshape" || n.op_type == "Flatten" || n.op_type == "Squeeze" || n.op_type == "Unsqueeze") {
     auto in = constant_view(m, n.inputs[0], depth + 1);
     const auto dims = declared_shape(value);

@@ -219,6 +219,11 @@ std::optional<WeightView> op_weight_view(const Model& m, const LogicalOp& op) {
   } else if (t == "QLinearMatMul") {
     view = dequantized_view(m, node_input(n, 3), node_input(n, 4), node_input(n, 5), -1, 0);
     axis = -1;
+  } else if (t == "DynamicQuantizeMatMul" || t == "MatMulIntegerToFloat") {
+    // com.microsoft: B with b_scale and b_zero_point, per tensor or per column (N).
+    const bool dqmm = t == "DynamicQuantizeMatMul";
+    view = dequantized_view(m, node_input(n, 1), node_input(n, dqmm ? 2 : 3), node_input(n, dqmm ? 3 : 5), -1, 0);
+    axis = -1;
   } else if (t == "QGemm") {
     axis = int_attribute(n, "transB", 0) != 0 ? 0 : 1;
     view = dequantized_view(m, node_input(n, 3), node_input(n, 4), node_input(n, 5), axis, 0);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 #include "quant/quantize.h"
 
@@ -109,6 +110,8 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
     if (u.levels_total <= (1u << 16)) u.counts.assign(static_cast<std::size_t>(u.levels_total), 0);
     out.codes = u;
   }
+  // Codes of types wider than 16 bits (int32 biases) are counted as distinct values.
+  std::unordered_set<double> wide_codes;
   reader.each(true, [&](const Block& b) {
     fm.add(b.f.data(), b.f.size());
     qm.add(b.q.data(), b.q.size());
@@ -133,6 +136,7 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
           CodeUsage& u = *out.codes;
           const double code = b.codes[i], step = b.steps[i];
           if (!u.counts.empty() && code >= u.qmin && code <= u.qmax) ++u.counts[static_cast<std::size_t>(code - u.qmin)];
+          else if (u.counts.empty()) wide_codes.insert(code);
           u.at_qmin += code == u.qmin;
           u.at_qmax += code == u.qmax;
           if (step > 0) {
@@ -140,14 +144,16 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
             lsb_sum += lsb;
             ++lsb_count;
             out.error.max_abs_lsb = std::max(out.error.max_abs_lsb, lsb);
-            // The representable range of this element: codes qmin..qmax around the stored one.
-            const double lowest = q + (u.qmin - code) * step, highest = q + (u.qmax - code) * step;
-            if (f < lowest - step / 2 || f > highest + step / 2) {
+            // QuantizeLinear's rule decides both: the nearest code for the float value (float32
+            // division, half to even) is clipped when it lies outside [qmin, qmax], and the stored
+            // code is "not nearest" when it differs from the saturated one.
+            const double zero_point = std::nearbyint(code - q / step);
+            const double unclamped = quantize_value(f, step, zero_point, -INFINITY, INFINITY);
+            if (unclamped < u.qmin || unclamped > u.qmax) {
               if (out.clipped_indices.size() < options.listed_outliers) out.clipped_indices.push_back(row * cols + c);
               ++out.outliers_beyond_clip;
             }
-            const double zero_point = std::nearbyint(code - q / step);
-            u.not_nearest += quantize_value(f, step, zero_point, u.qmin, u.qmax) != code;
+            u.not_nearest += std::min(u.qmax, std::max(u.qmin, unclamped)) != code;
           }
         }
       }
@@ -180,8 +186,10 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
   out.error.cosine = cosine(ff, qq, fq);
   out.error.relative_l2 = ff > 0 ? std::sqrt(ee / ff) : 0;
   out.error.mean_abs_lsb = lsb_count ? lsb_sum / static_cast<double>(lsb_count) : 0;
-  if (out.codes)
+  if (out.codes) {
     for (std::uint64_t c : out.codes->counts) out.codes->levels_used += c > 0;
+    out.codes->levels_used += wide_codes.size();
+  }
   if (options.per_channel) {
     ch.sqnr_db.resize(rows);
     ch.cosine.resize(rows);
