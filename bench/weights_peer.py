@@ -6,7 +6,8 @@ is alignment, not measurement: it is taken from `visualquant weights FLOAT QUANT
 float_node / quant_node / shape and the flags batchnorm_folded / pre_quant_scale are used), it
 computes every measure of a weight pair independently, from the ONNX files, with vectorised numpy:
 
-  * the weight as each op sees it: initializers and Constant nodes, through Cast / Identity /
+  * the weight as each op sees it: initializers and Constant nodes, through QuantizeLinear (fake
+    quantization), Cast / Identity /
     Reshape / Flatten / Squeeze / Unsqueeze / Transpose / ConstantOfShape; DequantizeLinear (and
     the com.microsoft, TensorRT and Quark variants) per tensor, per axis or blocked, int4/uint4
     packing, float16/bfloat16 scales, as the ONNX reference computes it ((x - zp) in float32 times
@@ -275,6 +276,18 @@ class Model:
         if is_dequantize(n):
             zp = self.value(n.input[2]) if len(n.input) > 2 and n.input[2] else None
             return dequantize(self.value(n.input[0]), self.value(n.input[1]), zp, attr_int(n, "axis", 1), attr_int(n, "block_size", 0))
+        if op == "QuantizeLinear" and n.domain in ("", "ai.onnx"):
+            # Fake quantization (QAT exports): QuantizeLinear of a float weight, as the ONNX
+            # reference computes it (float32 division, rint, saturation to the zero point's type).
+            x = values_of(self.value(n.input[0]))
+            scale = self.value(n.input[1]).a
+            zp = self.value(n.input[2]) if len(n.input) > 2 and n.input[2] else Typed(np.zeros((), np.uint8), 2)
+            axis = attr_int(n, "axis", 1) % x.ndim if x.ndim else 0
+            s = broadcast_param(scale, x.shape, axis, 0).astype(np.float32)
+            z = broadcast_param(zp.a, x.shape, axis, 0)
+            info = np.iinfo(zp.a.dtype)
+            q = np.clip(np.rint(x.astype(np.float32) / s) + z.astype(np.float64), info.min, info.max)
+            return Typed(q.astype(zp.a.dtype), zp.t)
         if n.domain not in ("", "ai.onnx"):
             raise ValueError(f"'{name}': {n.domain}:{op} is not evaluated")
         x = self.value(n.input[0]) if n.input else None

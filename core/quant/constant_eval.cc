@@ -6,6 +6,7 @@
 #include "onnx/onnx_pb.h"
 #include "quant/dequantize.h"
 #include "quant/quant_forms.h"
+#include "quant/quantize.h"
 #include "util/error.h"
 
 namespace vq {
@@ -84,6 +85,93 @@ std::optional<ConstantView> dequantized_view(const Model& m, ValueId x, ValueId 
 }
 
 // Through the nodes exporters put between a stored weight and its op.
+namespace {
+
+// Scale and zero point of a Q or DQ node per element of a tensor of `dims` (per tensor or per axis).
+struct QuantParams {
+  std::vector<double> scale, zero_point;
+  std::uint64_t inner = 1, axis_len = 1;
+  std::size_t index(std::uint64_t flat) const { return scale.size() > 1 ? static_cast<std::size_t>((flat / inner) % axis_len) : 0; }
+  double zp(std::uint64_t flat) const { return zero_point.empty() ? 0.0 : zero_point[zero_point.size() > 1 ? index(flat) : 0]; }
+};
+
+// The stored tensor behind a value, through Identity nodes (PyTorch's QAT exports reach their zero
+// points that way).
+TensorId tensor_through_identity(const Model& m, ValueId v) {
+  for (int hop = 0; v != kNone && hop < 8; ++hop) {
+    if (const TensorId t = stored_tensor(m, v); t != kNone) return t;
+    const NodeId p = m.values[v].producer;
+    if (p == kNone || m.nodes[p].op_type != "Identity") return kNone;
+    v = node_input(m.nodes[p], 0);
+  }
+  return kNone;
+}
+
+std::optional<QuantParams> quant_params(const Model& m, const Node& n, const std::vector<std::int64_t>& dims) {
+  if (int_attribute(n, "block_size", 0) > 0) return std::nullopt;  // blocked fake quantization: not evaluated
+  const TensorId st = tensor_through_identity(m, node_input(n, 1));
+  if (st == kNone) return std::nullopt;
+  QuantParams p;
+  p.scale = tensor_values(m, m.tensors[st]);
+  if (const TensorId zt = tensor_through_identity(m, node_input(n, 2)); zt != kNone) p.zero_point = tensor_values(m, m.tensors[zt]);
+  if (p.scale.empty() || (!p.zero_point.empty() && p.zero_point.size() != p.scale.size())) return std::nullopt;
+  if (p.scale.size() > 1) {
+    const auto rank = static_cast<std::int64_t>(dims.size());
+    std::int64_t axis = int_attribute(n, "axis", 1);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank || static_cast<std::uint64_t>(dims[static_cast<std::size_t>(axis)]) != p.scale.size()) return std::nullopt;
+    p.axis_len = p.scale.size();
+    for (std::int64_t i = axis + 1; i < rank; ++i) p.inner *= static_cast<std::uint64_t>(dims[static_cast<std::size_t>(i)]);
+  }
+  return p;
+}
+
+}  // namespace
+
+// Fake quantization, as QAT exports write it: DequantizeLinear(QuantizeLinear(W)) of a float
+// constant W, possibly with a Cast between. The op sees W rounded to its codes and back: the codes
+// are computed as QuantizeLinear does (quant/quantize.h).
+std::optional<ConstantView> fake_quant_view(const Model& m, const Node& dq, int depth) {
+  ValueId v = node_input(dq, 0);
+  NodeId p = v == kNone ? kNone : m.values[v].producer;
+  while (p != kNone && (m.nodes[p].op_type == "Cast" || m.nodes[p].op_type == "Identity")) {
+    v = node_input(m.nodes[p], 0);
+    p = v == kNone ? kNone : m.values[v].producer;
+  }
+  if (p == kNone || quant_op_role(m.nodes[p].domain, m.nodes[p].op_type) != QuantOpRole::Quantize) return std::nullopt;
+  const Node& q = m.nodes[p];
+  auto w = constant_view(m, node_input(q, 0), depth + 1);
+  if (!w || w->dequantized) return std::nullopt;
+  const auto qp = quant_params(m, q, w->dims), dp = quant_params(m, dq, w->dims);
+  if (!qp || !dp) return std::nullopt;
+  const TensorId zt = tensor_through_identity(m, node_input(q, 2));
+  const ElementTypeInfo& code_type = zt != kNone ? *m.tensors[zt].type : element_type_info(ElementType::Uint8);
+  const auto range = integer_code_range(code_type);
+  if (!range) return std::nullopt;
+  auto source = w->at;
+  const double qmin = range->first, qmax = range->second;
+  auto code_at = [source, qp = *qp, qmin, qmax](std::uint64_t i) {
+    return quantize_value(source(i), qp.scale[qp.index(i)], qp.zp(i), qmin, qmax);
+  };
+  ConstantView out;
+  out.dims = w->dims;
+  out.stored_type = code_type.name;
+  out.dequantized = true;
+  out.at = [code_at, dp = *dp](std::uint64_t i) {
+    return static_cast<double>((static_cast<float>(code_at(i)) - static_cast<float>(dp.zp(i))) * static_cast<float>(dp.scale[dp.index(i)]));
+  };
+  auto codes = std::make_shared<CodeAccess>();
+  codes->type = code_type.name;
+  codes->qmin = qmin;
+  codes->qmax = qmax;
+  codes->at = [code_at, dp = *dp](std::uint64_t i, double& code, double& step) {
+    code = code_at(i);
+    step = dp.scale[dp.index(i)];
+  };
+  out.codes = codes;
+  return out;
+}
+
 std::optional<ConstantView> constant_view(const Model& m, ValueId v, int depth) {
   if (v == kNone || depth > 16) return std::nullopt;
   while (m.values[v].kind == ValueKind::OuterScope) v = m.values[v].outer;
@@ -92,8 +180,10 @@ std::optional<ConstantView> constant_view(const Model& m, ValueId v, int depth) 
   if (value.producer == kNone) return std::nullopt;
   const Node& n = m.nodes[value.producer];
   if (n.inputs.empty()) return std::nullopt;
-  if (quant_op_role(n.domain, n.op_type) == QuantOpRole::Dequantize)
+  if (quant_op_role(n.domain, n.op_type) == QuantOpRole::Dequantize) {
+    if (stored_tensor(m, node_input(n, 0)) == kNone) return fake_quant_view(m, n, depth);
     return dequantized_view(m, node_input(n, 0), node_input(n, 1), node_input(n, 2), int_attribute(n, "axis", 1), int_attribute(n, "block_size", 0));
+  }
   if (!n.domain.empty()) return std::nullopt;
   if (n.op_type == "Identity") return constant_view(m, n.inputs[0], depth + 1);
   if (n.op_type == "Cast") {
