@@ -1,6 +1,7 @@
 // libFuzzer target for the loader and the compare job: any byte string must load or be refused with
-// vq::Error, and a model that loads must survive inspect and compare (against itself); anything
-// else (a crash, a sanitizer report, another exception, a hang) is a bug.
+// vq::Error, and a model that loads must survive inspect and compare (against itself) with the
+// weight analysis and the lint; anything else (a crash, a sanitizer report, another exception, a
+// hang) is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -17,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     vq::Model model = vq::load_model(vq::SharedBytes::borrow(data, size), nullptr, options);
     (void)vq::dump_report(vq::inspect_report(model, "fuzz.onnx"));
     vq::Model again = vq::load_model(vq::SharedBytes::borrow(data, size), nullptr, options);
-    (void)vq::dump_report(vq::compare_models(std::move(model), std::move(again), "a.onnx", "b.onnx"));
+    (void)vq::dump_report(vq::compare_models(std::move(model), std::move(again), "a.onnx", "b.onnx", true));
   } catch (const vq::Error&) {
   }
   return 0;
