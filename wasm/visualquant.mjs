@@ -15,6 +15,26 @@ function unwrap(result) {
   return result.json;
 }
 
+const RESULT_ARRAYS = ['ref', 'x', 'y', 'w', 'h', 'layer', 'from', 'to', 'firstEdge', 'count', 'flags', 'pointBegin', 'points',
+  'group', 'groupX', 'groupY', 'groupW', 'groupH'];
+
+/** Edge flags of a graph layout (LayoutResult.flags). */
+export const EdgeFlags = Object.freeze({ reversed: 1, stub: 2, selfLoop: 4, aggregate: 8 });
+
+function bytesOf(array) {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+// Pairs two arrays into one typed array [a0, b0, a1, b1, ...].
+function interleave(Type, a, b) {
+  const out = new Type(2 * a.length);
+  for (let i = 0; i < a.length; i++) {
+    out[2 * i] = a[i];
+    out[2 * i + 1] = b[i];
+  }
+  return out;
+}
+
 export class VisualQuant {
   constructor(module) {
     this.module = module;
@@ -24,6 +44,19 @@ export class VisualQuant {
     return this.module.version();
   }
 
+  // toHeap(bytes) for the calls below: copies bytes into the wasm heap with one HEAPU8.set (fast)
+  // and returns their address, which it adds to `held` for the caller to free.
+  heapWriter(held) {
+    const m = this.module;
+    return (bytes) => {
+      const pointer = m._malloc(Math.max(bytes.byteLength, 1));
+      if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
+      held.push(pointer);
+      m.HEAPU8.set(bytes, pointer);
+      return pointer;
+    };
+  }
+
   // Runs fn(session, toHeap) with a core session that knows the external files; toHeap copies bytes
   // into the wasm heap with one HEAPU8.set (fast) and returns their address. Everything is freed
   // afterwards.
@@ -31,13 +64,7 @@ export class VisualQuant {
     const m = this.module;
     const session = new m.Session();
     const held = [];
-    const toHeap = (bytes) => {
-      const pointer = m._malloc(Math.max(bytes.byteLength, 1));
-      if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
-      held.push(pointer);
-      m.HEAPU8.set(bytes, pointer);
-      return pointer;
-    };
+    const toHeap = this.heapWriter(held);
     try {
       for (const [name, data] of Object.entries(externalFiles)) {
         unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
@@ -65,6 +92,51 @@ export class VisualQuant {
   compare(firstBytes, firstName, secondBytes, secondName, externalFiles = {}) {
     return this.withSession(externalFiles, (session, toHeap) =>
       unwrap(session.compare(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes), secondBytes.byteLength, secondName)));
+  }
+
+  /**
+   * Layout of one model as JSON text (byte-identical to `visualquant layout MODEL --json -` with the
+   * same options). options: { view: 'logical'|'nodes', collapsed, expanded: [group names],
+   * stubs, nodeSizes: (width, height) pairs, groupSizes: pairs }.
+   */
+  layout(bytes, fileName, options = {}, externalFiles = {}) {
+    const { nodeSizes, groupSizes, ...rest } = options;
+    const json = JSON.stringify(groupSizes ? { ...rest, group_sizes: Array.from(groupSizes) } : rest);
+    return this.withSession(externalFiles, (session, toHeap) => {
+      const sizes = Float64Array.from(nodeSizes ?? []);
+      return unwrap(session.layout(toHeap(bytes), bytes.byteLength, fileName, json, toHeap(bytesOf(sizes)), sizes.length));
+    });
+  }
+
+  /**
+   * The layout engine on a plain graph (flat arrays in, typed arrays out): see LayoutGraph and
+   * LayoutResult in visualquant.d.mts.
+   */
+  layoutGraph(graph, options = {}) {
+    const m = this.module;
+    const n = graph.width.length, edges = graph.from.length, groups = graph.groupParent ? graph.groupParent.length : 0;
+    const held = [];
+    const write = this.heapWriter(held);
+    const toHeap = (array) => (array ? write(bytesOf(array)) : 0);
+    const { collapsed, ...engine } = options;
+    const runner = new m.GraphLayout();
+    try {
+      const groupSizes = graph.groupWidth && graph.groupHeight ? interleave(Float64Array, graph.groupWidth, graph.groupHeight) : null;
+      const collapsedFlags = collapsed && collapsed !== 'firstView' ? Uint8Array.from(collapsed) : null;
+      if (collapsed === 'firstView') engine.firstView = true;
+      const stats = JSON.parse(unwrap(runner.run(
+        toHeap(interleave(Float64Array, graph.width, graph.height)), n,
+        toHeap(interleave(Int32Array, graph.from, graph.to)), edges,
+        toHeap(graph.nodeGroup ? Int32Array.from(graph.nodeGroup) : null),
+        toHeap(groups ? Int32Array.from(graph.groupParent) : null), groups,
+        toHeap(groupSizes), toHeap(collapsedFlags), JSON.stringify(engine))));
+      const result = { ...stats };
+      for (const name of RESULT_ARRAYS) result[name] = runner.array(name).slice();
+      return result;
+    } finally {
+      runner.delete();
+      for (const p of held) m._free(p);
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 // visualquant: the command-line face of the core.
 //   visualquant inspect MODEL [--json] [--max-elements N]
 //   visualquant compare FLOAT QUANT [--json FILE]
+//   visualquant layout MODEL [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--json FILE]
 // Exit codes: 0 ok, 2 usage, 3 the model could not be loaded (invalid, unsafe or unreadable).
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -12,6 +14,8 @@
 #include "model/model_loader.h"
 #include "report/compare_report.h"
 #include "report/inspect_report.h"
+#include "report/layout_report.h"
+#include "util/format.h"
 #include "util/error.h"
 
 namespace {
@@ -46,6 +50,25 @@ int usage_error(const std::string& message) {
 std::string base_name(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Prints the text summary, or the JSON alone with `--json -`; with `--json FILE`, also writes the
+// JSON there.
+int print_report(const std::string& text, const std::string& json, const std::string& json_path) {
+  if (json_path == "-") {
+    std::cout << json;
+    return kExitOk;
+  }
+  std::cout << text;
+  if (!json_path.empty()) {
+    std::ofstream out(json_path, std::ios::binary | std::ios::trunc);
+    out << json;
+    if (!out) {
+      std::cerr << "visualquant: cannot write '" << json_path << "'\n";
+      return kExitUsage;
+    }
+  }
+  return kExitOk;
 }
 
 // Runs a command's work; a model that cannot be loaded becomes exit code 3 with its error code,
@@ -116,20 +139,46 @@ int run_compare(const std::vector<std::string>& args) {
     vq::Model b = vq::load_model_file(models[1]);
     current.clear();
     const auto report = vq::compare_models(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]));
-    if (json_path == "-") {
-      std::cout << vq::dump_report(report);
-      return kExitOk;
+    return print_report(vq::compare_text(report), vq::dump_report(report), json_path);
+  });
+}
+
+int run_layout(const std::vector<std::string>& args) {
+  std::string model_path, json_path;
+  vq::ModelLayoutOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--collapsed") {
+      options.collapsed = true;
+    } else if (a == "--nodes") {
+      options.view = vq::layout::ModelView::Nodes;
+    } else if (a == "--no-stubs") {
+      options.engine.stub_min_span = 0;
+    } else if (a == "--expand" || a == "--json") {
+      if (i + 1 == args.size()) return usage_error(a + " needs a value");
+      if (a == "--json") json_path = args[++i];
+      else options.expanded.push_back(args[++i]);
+    } else if (!a.empty() && a[0] == '-') {
+      return usage_error("unknown option '" + a + "'");
+    } else if (model_path.empty()) {
+      model_path = a;
+    } else {
+      return usage_error("layout takes one model");
     }
-    std::cout << vq::compare_text(report);
-    if (!json_path.empty()) {
-      std::ofstream out(json_path, std::ios::binary | std::ios::trunc);
-      out << vq::dump_report(report);
-      if (!out) {
-        std::cerr << "visualquant: cannot write '" << json_path << "'\n";
-        return kExitUsage;
-      }
-    }
-    return kExitOk;
+  }
+  if (model_path.empty()) return usage_error("layout needs a model file");
+  if (!options.expanded.empty() && !options.collapsed) return usage_error("--expand needs --collapsed");
+  return guarded(&model_path, [&] {
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    const vq::Model model = vq::load_model_file(model_path);
+    const auto t1 = clock::now();
+    const vq::ModelLayout layout = vq::layout_model(model, options);
+    const auto t2 = clock::now();
+    const auto report = vq::layout_report(layout, base_name(model_path));
+    const auto ms = [](clock::duration d) { return vq::fixed(std::chrono::duration<double, std::milli>(d).count(), 1); };
+    const std::string text = vq::layout_text(report) + "time: load " + ms(t1 - t0) + " ms, layout " + ms(t2 - t1) + " ms\n";
+    return print_report(text, vq::dump_layout(report), json_path);
   });
 }
 
@@ -149,5 +198,6 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "inspect") return run_inspect(args);
   if (command == "compare") return run_compare(args);
+  if (command == "layout") return run_layout(args);
   return usage_error("unknown command '" + command + "'");
 }
