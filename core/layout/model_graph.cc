@@ -159,6 +159,39 @@ class Adapter {
       }
       out_.graph.node_group[i] = parent;
     }
+    adopt_values();
+  }
+
+  // A graph input or output sits in the innermost group around every node that reads (writes) it
+  // when that group is nested (depth 2 or more): a layer's KV-cache input and output belong to that
+  // layer's attention and fold away with it, while the model's main inputs and outputs, read by a
+  // top-level block, stay at the top where the first view shows them.
+  void adopt_values() {
+    layout::Graph& g = out_.graph;
+    std::vector<std::int32_t> depth(g.group_count(), 0);
+    for (std::size_t k = 0; k < depth.size(); ++k)  // parents are created before their children
+      depth[k] = g.group_parent[k] == kNoGroup ? 1 : depth[g.group_parent[k]] + 1;
+    auto common = [&](std::int32_t a, std::int32_t b) {
+      while (a != b && a != kNoGroup && b != kNoGroup) {
+        if (depth[a] >= depth[b]) a = g.group_parent[a];
+        else b = g.group_parent[b];
+      }
+      return a == b ? a : kNoGroup;
+    };
+    std::vector<std::int32_t> around(out_.id.size(), kNoGroup);
+    std::vector<std::uint8_t> seen(out_.id.size(), 0);
+    for (std::size_t e = 0; e < g.edge_count(); ++e) {
+      for (const auto& [value, other] : {std::pair{g.edge_from[e], g.edge_to[e]}, std::pair{g.edge_to[e], g.edge_from[e]}}) {
+        if (out_.kind[value] == "op") continue;
+        around[value] = seen[value] ? common(around[value], g.node_group[other]) : g.node_group[other];
+        seen[value] = 1;
+      }
+    }
+    for (std::size_t i = 0; i < around.size(); ++i) {
+      if (out_.kind[i] == "op" || around[i] == kNoGroup || depth[around[i]] < 2) continue;
+      g.node_group[i] = around[i];
+      for (std::int32_t p = around[i]; p != kNoGroup; p = g.group_parent[p]) ++out_.group_members[p];
+    }
   }
 
   const Model& m_;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <tuple>
 
 namespace vq::layout {
@@ -72,16 +71,17 @@ class Polyline {
 Routes route_edges(const LayeredGraph& g, const Coordinates& c, const EdgeSet& edges, const std::vector<double>& visible_width,
                    const std::vector<double>& visible_height, const Options& options) {
   const std::int32_t m = static_cast<std::int32_t>(edges.size());
-  constexpr double kFar = std::numeric_limits<double>::infinity();
 
-  // Ports. Out: keyed by the first point below the node; a node's stubs share its rightmost port.
-  // In: keyed by the last point above the node; each stub gets its own port, leftmost.
+  // Ports. Out: keyed by the first point below the node; in: keyed by the last point above it. A
+  // stub is keyed as if it went straight down (up) from the node's centre, which puts it between the
+  // routes leaving (entering) to the left and to the right, so they do not cut through it. A node's
+  // out-stubs share one port; each in-stub has its own.
   std::vector<PortRequest> out_requests, in_requests;
   for (std::int32_t e = 0; e < m; ++e) {
     if (edges.flags[e] & kSelfLoop) continue;
     if (edges.flags[e] & kStub) {
-      out_requests.push_back({edges.from[e], kFar, -1, e});
-      in_requests.push_back({edges.to[e], -kFar, e, e});
+      out_requests.push_back({edges.from[e], c.x[edges.from[e]], -1, e});
+      in_requests.push_back({edges.to[e], c.x[edges.to[e]], -1 - e, e});
       continue;
     }
     const std::int32_t first_hop = g.path_dummies[e] > 0 ? g.path_dummy[e] : g.path_bottom[e];
@@ -97,6 +97,17 @@ Routes route_edges(const LayeredGraph& g, const Coordinates& c, const EdgeSet& e
   std::vector<std::int32_t> loops(g.real_count, 0), loop_index(m, 0);
   for (std::int32_t e = 0; e < m; ++e)
     if (edges.flags[e] & kSelfLoop) loop_index[e] = loops[edges.from[e]]++;
+
+  // Along a chain of dummies only the bends matter (the polyline merges straight runs): next_bend[d]
+  // is the first dummy after d in d's chain whose x differs from its predecessor's, or the chain's
+  // end. An edge on a shared trunk then costs its bends, not its span.
+  const std::int32_t n = g.node_count();
+  std::vector<std::uint8_t> chain_start(n, 0);
+  for (std::int32_t e = 0; e < m; ++e)
+    if (g.path_dummies[e] > 0) chain_start[g.path_dummy[e]] = 1;
+  std::vector<std::int32_t> next_bend(n, n);
+  for (std::int32_t d = n - 2; d >= g.real_count; --d)
+    next_bend[d] = chain_start[d + 1] ? n : (c.x[d + 1] != c.x[d] ? d + 1 : next_bend[d + 1]);
 
   Routes r;
   r.point_begin.reserve(static_cast<std::size_t>(m) + 1);
@@ -125,10 +136,14 @@ Routes route_edges(const LayeredGraph& g, const Coordinates& c, const EdgeSet& e
       const std::int32_t top = g.path_top[e], bottom = g.path_bottom[e];
       line.add(out_x[e], bottom_of(top));
       line.add(out_x[e], c.band_bottom[g.layer[top]]);
-      for (std::int32_t k = 0; k < g.path_dummies[e]; ++k) {
-        const std::int32_t d = g.path_dummy[e] + k;
-        line.add(c.x[d], c.band_top[g.layer[d]]);
-        line.add(c.x[d], c.band_bottom[g.layer[d]]);
+      if (g.path_dummies[e] > 0) {
+        const std::int32_t first = g.path_dummy[e], last = first + g.path_dummies[e] - 1;
+        line.add(c.x[first], c.band_top[g.layer[first]]);
+        for (std::int32_t d = next_bend[first]; d <= last; d = next_bend[d]) {
+          line.add(c.x[d - 1], c.band_bottom[g.layer[d - 1]]);
+          line.add(c.x[d], c.band_top[g.layer[d]]);
+        }
+        line.add(c.x[last], c.band_bottom[g.layer[last]]);
       }
       line.add(in_x[e], c.band_top[g.layer[bottom]]);
       line.add(in_x[e], top_of(bottom));

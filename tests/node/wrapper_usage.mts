@@ -1,6 +1,8 @@
 // Compiled (not run) by typecheck.test.mjs: the wrapper's declaration file describes what callers
 // use, strictly typed.
-import { loadVisualQuant, VisualQuantError, type CompareReport, type InspectReport } from '../../wasm/visualquant.mjs';
+import {
+  EdgeFlags, loadVisualQuant, VisualQuantError, type CompareReport, type InspectReport, type LayoutReport, type LayoutResult,
+} from '../../wasm/visualquant.mjs';
 
 export async function summarise(bytes: Uint8Array, wasmBinary: Uint8Array): Promise<string> {
   const core = await loadVisualQuant({ wasmBinary });
@@ -20,4 +22,23 @@ export async function worstMatch(a: Uint8Array, b: Uint8Array, wasmBinary: Uint8
   const index = report.summary.least_confident_entries[0];
   const entry = report.mapping[index];
   return `${entry.kind} ${entry.confidence}: ${entry.float.join('+')} -> ${entry.quant.join('+')} (${entry.evidence.join('; ')})`;
+}
+
+export async function drawModel(bytes: Uint8Array, wasmBinary: Uint8Array): Promise<string[]> {
+  const core = await loadVisualQuant({ wasmBinary });
+  const first: LayoutReport = JSON.parse(core.layout(bytes, 'model.onnx', { collapsed: true }));
+  const open = first.groups.filter((g) => g.state === 'collapsed').slice(0, 1).map((g) => g.name);
+  const sizes = new Float64Array(2 * first.stats.model_nodes).fill(Number.NaN);
+  const report: LayoutReport = JSON.parse(core.layout(bytes, 'model.onnx', { view: 'nodes', collapsed: true, expanded: open, nodeSizes: sizes }));
+  return report.nodes.map((n) => (n.kind === 'group' ? `[${n.label} x${n.members}]` : `${n.label}@${n.x},${n.y}`))
+    .concat(report.edges.filter((e) => e.badge !== undefined).map((e) => `${e.from}->${e.to} ${e.badge}`));
+}
+
+export async function drawGraph(wasmBinary: Uint8Array): Promise<number> {
+  const core = await loadVisualQuant({ wasmBinary });
+  const r: LayoutResult = core.layoutGraph({ width: [60, 60, 60], height: [28, 28, 28], from: [0, 1], to: [1, 2] },
+    { rankSep: 50, collapsed: 'firstView' });
+  let stubs = 0;
+  for (const f of r.flags) if (f & EdgeFlags.stub) stubs++;
+  return r.points.length + r.crossings + stubs + r.x[0];
 }

@@ -1,0 +1,104 @@
+// `layout` in wasm gives the native CLI's JSON byte for byte, for every fixture pair and the example
+// pair, in the logical and nodes views, flat and collapsed; layoutGraph (flat arrays) is
+// deterministic and agrees with the model layout on the same graph.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { cli, root } from './paths.mjs';
+import { wasmCore, wasmModuleExports } from './wasm_core.mjs';
+
+const pairsDir = path.join(root, 'tests/fixtures/pairs');
+const models = [
+  ...readdirSync(pairsDir).sort().flatMap((p) => ['float.onnx', 'quant.onnx'].map((f) => path.join(pairsDir, p, f))),
+  path.join(root, 'examples/float.onnx'), path.join(root, 'examples/quant_qdq.onnx'),
+].filter((m) => existsSync(m));
+
+const views = [
+  { args: [], options: {} },
+  { args: ['--nodes'], options: { view: 'nodes' } },
+  { args: ['--collapsed'], options: { collapsed: true } },
+  { args: ['--nodes', '--collapsed', '--no-stubs'], options: { view: 'nodes', collapsed: true, stubs: false } },
+];
+
+function nativeLayout(model, args) {
+  const r = spawnSync(cli, ['layout', model, ...args, '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+}
+
+test('there are models to lay out', () => assert.ok(models.length >= 30));
+
+for (const model of models) {
+  const name = path.relative(root, model);
+  test(`layout wasm == native: ${name}`, async () => {
+    const core = await wasmCore();
+    const bytes = readFileSync(model);
+    for (const { args, options } of views) {
+      const native = nativeLayout(model, args);
+      assert.equal(core.layout(bytes, path.basename(model), options), native, `differs with ${args.join(' ') || 'no options'}`);
+    }
+  });
+}
+
+test('expanded groups: wasm == native', async () => {
+  const model = path.join(pairsDir, 'torch_transformer_ptq/quant.onnx');
+  const native = nativeLayout(model, ['--collapsed', '--expand', 'layers.0', '--expand', 'layers.0/attn']);
+  const core = await wasmCore();
+  assert.equal(core.layout(readFileSync(model), 'quant.onnx', { collapsed: true, expanded: ['layers.0', 'layers.0/attn'] }), native);
+});
+
+test('layoutGraph on the model layout graph gives the model layout', async () => {
+  const core = await wasmCore();
+  const report = JSON.parse(core.layout(readFileSync(path.join(pairsDir, 'torch_transformer_ptq/quant.onnx')), 'q.onnx'));
+  const graph = {
+    width: report.nodes.map((n) => n.w), height: report.nodes.map((n) => n.h),
+    from: report.edges.map((e) => e.from), to: report.edges.map((e) => e.to),
+    nodeGroup: report.nodes.map((n) => n.parent ?? -1), groupParent: report.groups.map((g) => g.parent ?? -1),
+  };
+  const first = core.layoutGraph(graph);
+  const second = core.layoutGraph(graph);
+  assert.deepEqual(first, second);
+  assert.equal(first.crossings, report.stats.crossings);
+  assert.equal(first.layers, report.stats.layers);
+  assert.deepEqual(Array.from(first.x, (x) => Math.round(x * 100) / 100), report.nodes.map((n) => n.x));
+  assert.deepEqual(Array.from(first.y, (y) => Math.round(y * 100) / 100), report.nodes.map((n) => n.y));
+});
+
+test('layoutGraph: collapsed groups, stubs and bad input', async () => {
+  const core = await wasmCore();
+  const { EdgeFlags, VisualQuantError } = await wasmModuleExports();
+  // A chain of 40 nodes in 4 groups of 10, and a source read by every node.
+  const n = 41, from = [], to = [];
+  for (let i = 2; i < n; i++) { from.push(i - 1); to.push(i); }
+  for (let i = 1; i < n; i++) { from.push(0); to.push(i); }
+  const graph = {
+    width: new Float64Array(n).fill(50), height: new Float64Array(n).fill(20), from, to,
+    nodeGroup: [-1, ...Array.from({ length: 40 }, (_, i) => Math.floor(i / 10))], groupParent: [-1, -1, -1, -1],
+  };
+  const flat = core.layoutGraph(graph);
+  assert.equal(flat.x.length, n);
+  assert.ok(Array.from(flat.flags).some((f) => f & EdgeFlags.stub));
+  assert.equal(flat.group.length, 4);
+  const collapsed = core.layoutGraph(graph, { collapsed: [1, 1, 0, 1] });
+  assert.equal(collapsed.x.length, 1 + 3 + 10);
+  assert.ok(Array.from(collapsed.flags).some((f) => f & EdgeFlags.aggregate));
+  assert.deepEqual(Array.from(collapsed.group), [2]);
+  assert.throws(() => core.layoutGraph({ width: [1], height: [1], from: [0], to: [3] }),
+    (e) => e instanceof VisualQuantError && e.code === 'usage');
+});
+
+test('the wasm heap does not grow with repeated layouts', async () => {
+  const core = await wasmCore();
+  const bytes = readFileSync(path.join(root, 'examples/quant_qdq.onnx'));
+  const graph = { width: [60, 60], height: [20, 20], from: [0], to: [1] };
+  core.layout(bytes, 'q.onnx');
+  core.layoutGraph(graph);
+  const before = core.module.HEAPU8.length;
+  for (let i = 0; i < 200; i++) {
+    core.layout(bytes, 'q.onnx', { collapsed: true });
+    core.layoutGraph(graph);
+  }
+  assert.equal(core.module.HEAPU8.length, before);
+});
