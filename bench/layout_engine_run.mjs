@@ -101,7 +101,7 @@ const runners = {
 };
 
 const run = await runners[engine]();
-await run(resnet(200));  // warm-up
+await run(resnet(400));  // warm-up: past the first view's 200-node budget, so collapsing runs too
 globalThis.gc?.();
 const baseline = process.memoryUsage().rss;
 const t0 = process.hrtime.bigint();

@@ -2,10 +2,11 @@
 //   drawing: { nodes: [x, y, w, h, ...] (centres and sizes, flat),
 //              edges: [{ from, to, lines: [[x0, y0, x1, y1, ...], ...] }] } (a stub is two lines)
 // Returns:
-//   crossings:   points where lines of different edges cross properly (touching at an end or
-//                running along each other does not count), found with a uniform grid. Distinct
-//                points are counted: where several edges share one drawn line (a trunk), a line
-//                crossing it is one crossing on the screen, not one per edge;
+//   crossings:   points where drawn lines cross properly (touching at an end or running along
+//                each other does not count), found with a uniform grid. What is counted is the
+//                drawing on the screen: segments drawn on top of each other (edges sharing a trunk,
+//                or an orthogonal router's shared runs) are merged first, and each crossing point
+//                counts once;
 //   edge_length: the summed length of every line;
 //   node_overlaps: pairs of node boxes that overlap;
 //   edge_node_hits: segments that pass through the inside of a box other than their edge's ends.
@@ -72,6 +73,47 @@ class Grid {
   }
 }
 
+// The drawn lines: vertical (horizontal) segments on one x (y) that overlap or touch become one;
+// other segments drawn twice are kept once. The first edge's id is kept for each.
+function mergeOverlaps(segments) {
+  const out = [];
+  const seen = new Set();
+  const vertical = new Map(), horizontal = new Map();
+  for (const s of segments) {
+    if (s[0] === s[2]) {
+      if (!vertical.has(s[0])) vertical.set(s[0], []);
+      vertical.get(s[0]).push([Math.min(s[1], s[3]), Math.max(s[1], s[3]), s[4]]);
+    } else if (s[1] === s[3]) {
+      if (!horizontal.has(s[1])) horizontal.set(s[1], []);
+      horizontal.get(s[1]).push([Math.min(s[0], s[2]), Math.max(s[0], s[2]), s[4]]);
+    } else {
+      const key = s[0] < s[2] ? `${s[0]},${s[1]},${s[2]},${s[3]}` : `${s[2]},${s[3]},${s[0]},${s[1]}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        out.push(s);
+      }
+    }
+  }
+  const merge = (lines, make) => {
+    for (const [at, intervals] of lines) {
+      intervals.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      let [low, high, edge] = intervals[0];
+      for (const [l, h, e] of intervals.slice(1)) {
+        if (l <= high) {
+          high = Math.max(high, h);
+        } else {
+          out.push(make(at, low, high, edge));
+          [low, high, edge] = [l, h, e];
+        }
+      }
+      out.push(make(at, low, high, edge));
+    }
+  };
+  merge(vertical, (x, low, high, edge) => [x, low, x, high, edge]);
+  merge(horizontal, (y, low, high, edge) => [low, y, high, y, edge]);
+  return out;
+}
+
 export function layoutMetrics(drawing) {
   const nodes = drawing.nodes;
   const nodeCount = nodes.length / 4;
@@ -86,6 +128,8 @@ export function layoutMetrics(drawing) {
       }
     }
   });
+
+  segments.splice(0, segments.length, ...mergeOverlaps(segments));
 
   let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
   for (let v = 0; v < nodeCount; v++) {

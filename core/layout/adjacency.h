@@ -33,4 +33,11 @@ inline Adjacency group_by(std::int32_t key_count, const std::vector<std::int32_t
   return a;
 }
 
+// Edges by one of their ends (end[e]: from or to), leaving out those with ignore[e] != 0.
+inline Adjacency edges_at(std::int32_t node_count, const std::vector<std::int32_t>& end, const std::vector<std::uint8_t>& ignore) {
+  std::vector<std::int32_t> key(end.size());
+  for (std::size_t e = 0; e < end.size(); ++e) key[e] = ignore[e] ? -1 : end[e];
+  return group_by(node_count, key);
+}
+
 }  // namespace vq::layout

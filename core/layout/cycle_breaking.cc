@@ -5,11 +5,8 @@
 namespace vq::layout {
 
 std::vector<std::uint8_t> find_reversed_edges(std::int32_t node_count, const std::vector<std::int32_t>& from,
-                                              const std::vector<std::int32_t>& to, const std::vector<std::uint8_t>& skip) {
-  const std::int32_t edge_count = static_cast<std::int32_t>(from.size());
-  std::vector<std::int32_t> key(from.size());
-  for (std::int32_t e = 0; e < edge_count; ++e) key[e] = skip[e] ? -1 : from[e];
-  const Adjacency out = group_by(node_count, key);
+                                              const std::vector<std::int32_t>& to, const std::vector<std::uint8_t>& ignore) {
+  const Adjacency out = edges_at(node_count, from, ignore);
 
   std::vector<std::uint8_t> reversed(from.size(), 0);
   enum : std::uint8_t { kUnseen, kOnStack, kDone };

@@ -9,9 +9,9 @@ namespace vq::layout {
 
 // Marks with 1 the edges (from[e] -> to[e]) to reverse so that the rest plus the reversed ones form
 // a DAG: the back edges of a depth-first search in node order, with an explicit stack (no recursion,
-// whatever the depth). Edges with skip[e] != 0 (self-loops) are ignored and never marked. On an
+// whatever the depth). Edges with ignore[e] != 0 (self-loops) are left out and never marked. On an
 // acyclic graph nothing is reversed.
 std::vector<std::uint8_t> find_reversed_edges(std::int32_t node_count, const std::vector<std::int32_t>& from,
-                                              const std::vector<std::int32_t>& to, const std::vector<std::uint8_t>& skip);
+                                              const std::vector<std::int32_t>& to, const std::vector<std::uint8_t>& ignore);
 
 }  // namespace vq::layout

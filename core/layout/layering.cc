@@ -8,15 +8,9 @@
 namespace vq::layout {
 
 std::vector<std::int32_t> assign_layers(std::int32_t node_count, const std::vector<std::int32_t>& from,
-                                        const std::vector<std::int32_t>& to, const std::vector<std::uint8_t>& use) {
-  const std::int32_t edge_count = static_cast<std::int32_t>(from.size());
-  std::vector<std::int32_t> out_key(from.size()), in_key(from.size());
-  for (std::int32_t e = 0; e < edge_count; ++e) {
-    out_key[e] = use[e] ? from[e] : -1;
-    in_key[e] = use[e] ? to[e] : -1;
-  }
-  const Adjacency out = group_by(node_count, out_key);
-  const Adjacency in = group_by(node_count, in_key);
+                                        const std::vector<std::int32_t>& to, const std::vector<std::uint8_t>& ignore) {
+  const Adjacency out = edges_at(node_count, from, ignore);
+  const Adjacency in = edges_at(node_count, to, ignore);
 
   // Topological order (Kahn, first-in first-out from the sources in node order).
   std::vector<std::int32_t> waiting(node_count), topo;

@@ -8,8 +8,8 @@
 
 namespace vq::layout {
 
-// Layers for the DAG given by the edges (from[e] -> to[e]) with use[e] != 0; layer[to] > layer[from]
-// for each of them, and the first layer is 0.
+// Layers for the DAG given by the edges (from[e] -> to[e]) other than those with ignore[e] != 0
+// (self-loops); layer[to] > layer[from] for each of them, and the first layer is 0.
 //
 // Longest path from the sources first (linear), then one pass in reverse topological order that
 // moves each node whose out-edges are at least as many as its in-edges as far down as its
@@ -17,6 +17,6 @@ namespace vq::layout {
 // above their first reader instead of at the top, and chains feeding a far node follow it down.
 // This is the single-node move of network simplex; whole-tree moves are left out to stay linear.
 std::vector<std::int32_t> assign_layers(std::int32_t node_count, const std::vector<std::int32_t>& from,
-                                        const std::vector<std::int32_t>& to, const std::vector<std::uint8_t>& use);
+                                        const std::vector<std::int32_t>& to, const std::vector<std::uint8_t>& ignore);
 
 }  // namespace vq::layout

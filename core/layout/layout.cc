@@ -44,14 +44,12 @@ Result layout(const Graph& graph, const Options& options) {
   for (std::size_t e = 0; e < m; ++e) loop[e] = (edges.flags[e] & kSelfLoop) ? 1 : 0;
   const std::vector<std::uint8_t> reversed = find_reversed_edges(n, edges.from, edges.to, loop);
   std::vector<std::int32_t> upper(m), lower(m);
-  std::vector<std::uint8_t> use(m);
   for (std::size_t e = 0; e < m; ++e) {
     if (reversed[e]) edges.flags[e] |= kReversed;
     upper[e] = reversed[e] ? edges.to[e] : edges.from[e];
     lower[e] = reversed[e] ? edges.from[e] : edges.to[e];
-    use[e] = loop[e] ? 0 : 1;
   }
-  const std::vector<std::int32_t> layers = assign_layers(n, upper, lower, use);
+  const std::vector<std::int32_t> layers = assign_layers(n, upper, lower, loop);
 
   LayeredGraph g = build_layered_graph(vis.width, layers, edges, options);
   Result r;
