@@ -111,7 +111,8 @@ for (const g of graphs) {
     const p = find(g.name, peer);
     if (!p) return null;
     if (p.status !== 'ok') return `${peer} ${p.status}`;
-    const memory = ours.peak_mb >= 1 ? `${(p.peak_mb / ours.peak_mb).toFixed(0)}x the memory` : `${p.peak_mb.toFixed(0)} MB vs under 1 MB`;
+    const memory = ours.peak_mb >= 1 ? `${(p.peak_mb / ours.peak_mb).toFixed(0)}x the memory`
+      : `${p.peak_mb.toFixed(1)} MB of memory vs ${ours.peak_mb.toFixed(1)} MB`;
     return `${peer} ${(p.time_s / ours.time_s).toFixed(0)}x the time, ${memory}, ${p.crossings} vs ${ours.crossings} crossings`;
   }).filter(Boolean);
   if (against.length) console.log(`${g.name}: ${against.join('; ')}`);

@@ -99,6 +99,17 @@ class Session {
     });
   }
 
+  // Both models side by side, byte-identical to `visualquant layout FIRST SECOND --json -`.
+  CallResult layoutPair(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
+                        std::size_t second_size, const std::string& second_name, const std::string& options_json) {
+    return guarded_call([&] {
+      const vq::ModelLayoutOptions options = vq::layout_options_from_json(options_json);
+      vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
+      vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
+      return vq::dump_layout(vq::layout_pair_report(vq::layout_model_pair(std::move(a), std::move(b), first_name, second_name, options)));
+    });
+  }
+
  private:
   std::shared_ptr<vq::InMemoryExternalData> external_;
 };
@@ -189,7 +200,8 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("addExternalFile", &Session::addExternalFile)
       .function("inspect", &Session::inspect)
       .function("compare", &Session::compare)
-      .function("layout", &Session::layout);
+      .function("layout", &Session::layout)
+      .function("layoutPair", &Session::layoutPair);
   emscripten::class_<GraphLayout>("GraphLayout")
       .constructor<>()
       .function("run", &GraphLayout::run)

@@ -238,6 +238,17 @@ export interface LayoutReport {
   groups: LayoutGroup[];
 }
 
+/** The `visualquant.layout_pair` report, version 1: both sides, matched nodes in the same rows. */
+export interface LayoutPairReport {
+  report: 'visualquant.layout_pair';
+  version: 1;
+  argument_order_swapped: boolean;
+  float: LayoutReport;
+  quant: LayoutReport;
+  /** [float node, quant node]: indices into each side's nodes, drawn at the same height. */
+  matches: Array<[number, number]>;
+}
+
 /** A plain graph for VisualQuant.layoutGraph: node sizes, edges, optional groups (-1: none). */
 export interface LayoutGraph {
   width: ArrayLike<number>;
@@ -307,6 +318,9 @@ export class VisualQuant {
           externalFiles?: Record<string, Uint8Array>): string;
   /** JSON text of a LayoutReport (byte-identical to `visualquant layout MODEL --json -`); throws VisualQuantError. */
   layout(bytes: Uint8Array, fileName: string, options?: LayoutOptions, externalFiles?: Record<string, Uint8Array>): string;
+  /** JSON text of a LayoutPairReport, in either argument order; throws VisualQuantError. */
+  layoutPair(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
+             options?: Omit<LayoutOptions, 'nodeSizes' | 'groupSizes'>, externalFiles?: Record<string, Uint8Array>): string;
   /** The layout engine on a plain graph; throws VisualQuantError ('usage') for edges to missing nodes or bad sizes. */
   layoutGraph(graph: LayoutGraph, options?: LayoutGraphOptions): LayoutResult;
 }

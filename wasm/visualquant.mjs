@@ -109,6 +109,17 @@ export class VisualQuant {
   }
 
   /**
+   * The float model and its quantized version side by side, matched ops in the same rows, as JSON
+   * text (byte-identical to `visualquant layout FIRST SECOND --json -`); either order. options: as
+   * for layout, without sizes.
+   */
+  layoutPair(firstBytes, firstName, secondBytes, secondName, options = {}, externalFiles = {}) {
+    return this.withSession(externalFiles, (session, toHeap) =>
+      unwrap(session.layoutPair(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes), secondBytes.byteLength,
+        secondName, JSON.stringify(options))));
+  }
+
+  /**
    * The layout engine on a plain graph (flat arrays in, typed arrays out): see LayoutGraph and
    * LayoutResult in visualquant.d.mts.
    */

@@ -1,7 +1,7 @@
 // visualquant: the command-line face of the core.
 //   visualquant inspect MODEL [--json] [--max-elements N]
 //   visualquant compare FLOAT QUANT [--json FILE]
-//   visualquant layout MODEL [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--json FILE]
+//   visualquant layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--json FILE]
 // Exit codes: 0 ok, 2 usage, 3 the model could not be loaded (invalid, unsafe or unreadable).
 #include <chrono>
 #include <cstdio>
@@ -144,7 +144,8 @@ int run_compare(const std::vector<std::string>& args) {
 }
 
 int run_layout(const std::vector<std::string>& args) {
-  std::string model_path, json_path;
+  std::vector<std::string> models;
+  std::string json_path;
   vq::ModelLayoutOptions options;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -160,24 +161,39 @@ int run_layout(const std::vector<std::string>& args) {
       else options.expanded.push_back(args[++i]);
     } else if (!a.empty() && a[0] == '-') {
       return usage_error("unknown option '" + a + "'");
-    } else if (model_path.empty()) {
-      model_path = a;
+    } else if (models.size() < 2) {
+      models.push_back(a);
     } else {
-      return usage_error("layout takes one model");
+      return usage_error("layout takes one model, or a float model and its quantized version");
     }
   }
-  if (model_path.empty()) return usage_error("layout needs a model file");
+  if (models.empty()) return usage_error("layout needs a model file");
   if (!options.expanded.empty() && !options.collapsed) return usage_error("--expand needs --collapsed");
-  return guarded(&model_path, [&] {
+  std::string current;
+  return guarded(&current, [&] {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
-    const vq::Model model = vq::load_model_file(model_path);
+    std::vector<vq::Model> loaded;
+    for (const std::string& path : models) {
+      current = path;
+      loaded.push_back(vq::load_model_file(path));
+    }
+    current.clear();
     const auto t1 = clock::now();
-    const vq::ModelLayout layout = vq::layout_model(model, options);
-    const auto t2 = clock::now();
-    const auto report = vq::layout_report(layout, base_name(model_path));
+    nlohmann::ordered_json report;
+    std::string text;
+    if (loaded.size() == 1) {
+      report = vq::layout_report(vq::layout_model(loaded[0], options), base_name(models[0]));
+      text = vq::layout_text(report);
+    } else {
+      report = vq::layout_pair_report(vq::layout_model_pair(std::move(loaded[0]), std::move(loaded[1]), base_name(models[0]),
+                                                            base_name(models[1]), options));
+      text = vq::layout_text(report["float"]) + vq::layout_text(report["quant"]) + "rows shared: " +
+             std::to_string(report["matches"].size()) + " matched nodes at the same height on both sides\n";
+    }
+    const auto t2 = clock::now();  // the report is part of the job: the wasm side returns it too
     const auto ms = [](clock::duration d) { return vq::fixed(std::chrono::duration<double, std::milli>(d).count(), 1); };
-    const std::string text = vq::layout_text(report) + "time: load " + ms(t1 - t0) + " ms, layout " + ms(t2 - t1) + " ms\n";
+    text += "time: load " + ms(t1 - t0) + " ms, layout " + ms(t2 - t1) + " ms\n";
     return print_report(text, vq::dump_layout(report), json_path);
   });
 }

@@ -134,7 +134,8 @@ std::vector<double> align_and_compact(const LayeredGraph& g, const std::vector<s
 
 }  // namespace
 
-Coordinates assign_coordinates(const LayeredGraph& g, const std::vector<double>& height, const Options& options) {
+Coordinates assign_coordinates(const LayeredGraph& g, const std::vector<double>& height, const Options& options,
+                               const std::vector<double>* shared_band_height) {
   const std::int32_t n = g.node_count();
   Coordinates c;
   c.x.assign(n, 0);
@@ -180,6 +181,9 @@ Coordinates assign_coordinates(const LayeredGraph& g, const std::vector<double>&
   c.band_bottom.assign(g.layer_count, 0);
   std::vector<double> band_height(g.layer_count, 0);
   for (std::int32_t v = 0; v < g.real_count; ++v) band_height[g.layer[v]] = std::max(band_height[g.layer[v]], height[v]);
+  if (shared_band_height)
+    for (std::int32_t l = 0; l < g.layer_count && static_cast<std::size_t>(l) < shared_band_height->size(); ++l)
+      band_height[l] = std::max(band_height[l], (*shared_band_height)[l]);
   double top = 0;
   for (std::int32_t l = 0; l < g.layer_count; ++l) {
     c.band_top[l] = top;

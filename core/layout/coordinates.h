@@ -23,6 +23,8 @@ struct Coordinates {
 // layer never overlap.
 // y: layer l is a band as tall as its tallest node, options.rank_sep below the previous one; nodes
 // are centred in their band. `height` holds the visible nodes' heights (dummies are flat).
-Coordinates assign_coordinates(const LayeredGraph& g, const std::vector<double>& height, const Options& options);
+// `band_height`, when given, sets each layer's band height instead (drawings that share rows).
+Coordinates assign_coordinates(const LayeredGraph& g, const std::vector<double>& height, const Options& options,
+                               const std::vector<double>* band_height = nullptr);
 
 }  // namespace vq::layout

@@ -84,7 +84,9 @@ VisibleGraph visible_graph(const Graph& graph, const GroupTree& tree, const Opti
   }
 
   VisibleGraph vis;
-  std::vector<std::int32_t> node_visible(n), group_visible(groups, -1);
+  std::vector<std::int32_t>& node_visible = vis.node_visible;
+  std::vector<std::int32_t> group_visible(groups, -1);
+  node_visible.resize(n);
   for (std::int32_t v = 0; v < n; ++v) {
     const std::int32_t g = group_of(v);
     const std::int32_t hider = g == kNoGroup ? kNoGroup : hidden_by[g];

@@ -31,6 +31,7 @@ struct VisibleGraph {
   std::vector<std::int32_t> ref;          // per visible node: input node, or -(group + 1)
   std::vector<double> width, height;
   std::vector<std::int32_t> container;    // per visible node: the expanded group it sits in (kNoGroup: top)
+  std::vector<std::int32_t> node_visible; // per input node: the visible node that draws it
   EdgeSet edges;
   std::vector<std::int32_t> first_edge, count;  // per visible edge
 };

@@ -44,6 +44,9 @@ class Adapter {
       for (NodeId n : main.nodes)
         if (lg_.fold[n] != Fold::Constant) raw_node_[n] = add_node(m_.nodes[n].id, "op", m_.nodes[n].op_type, -1, &m_.nodes[n]);
     }
+    out_.op_node.assign(lg_.ops.size(), -1);
+    for (LogicalId op = 0; op < lg_.ops.size(); ++op)
+      if (lg_.ops[op].graph == 0) out_.op_node[op] = layout_node(lg_.ops[op].primary);
     std::vector<std::int32_t> output_node;
     for (ValueId v : main.outputs) output_node.push_back(add_node(m_.values[v].name, "output", m_.values[v].name, -1, nullptr));
 

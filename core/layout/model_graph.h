@@ -28,6 +28,7 @@ struct ModelGraph {
   std::vector<std::string> kind;   // "op", "input", "output"
   std::vector<std::string> label;  // op type, or the value name
   std::vector<std::int32_t> logical_op;  // logical view: the LogicalOp index (as in the compare report); else -1
+  std::vector<std::int32_t> op_node;     // per LogicalOp: the layout node drawing its compute node, or -1
   // Per layout edge: what is folded onto it ("Q/DQ uint8", "DynQ", "rescale"; "" for nothing) and
   // the model nodes that make it up.
   std::vector<std::string> badge;

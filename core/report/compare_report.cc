@@ -176,16 +176,29 @@ json compare_report(const CompareSide& f, const CompareSide& q, const Alignment&
   return r;
 }
 
-json compare_models(Model first, Model second, std::string first_name, std::string second_name) {
-  const bool swapped = quantization_score(first) > quantization_score(second);
-  if (swapped) {
+AlignedModels align_model_pair(Model first, Model second, std::string first_name, std::string second_name) {
+  AlignedModels a;
+  a.swapped = quantization_score(first) > quantization_score(second);
+  if (a.swapped) {
     std::swap(first, second);
     std::swap(first_name, second_name);
   }
-  const LogicalGraph lf = build_logical_graph(first), lq = build_logical_graph(second);
-  const auto wf = weight_digests(first, lf), wq = weight_digests(second, lq);
-  const Alignment alignment = align_models({first, lf, wf}, {second, lq, wq});
-  return compare_report({first, lf, wf, first_name}, {second, lq, wq, second_name}, alignment, swapped);
+  a.float_model = std::move(first);
+  a.quant_model = std::move(second);
+  a.float_name = std::move(first_name);
+  a.quant_name = std::move(second_name);
+  a.float_logical = build_logical_graph(a.float_model);
+  a.quant_logical = build_logical_graph(a.quant_model);
+  a.float_weights = weight_digests(a.float_model, a.float_logical);
+  a.quant_weights = weight_digests(a.quant_model, a.quant_logical);
+  a.alignment = align_models({a.float_model, a.float_logical, a.float_weights}, {a.quant_model, a.quant_logical, a.quant_weights});
+  return a;
+}
+
+json compare_models(Model first, Model second, std::string first_name, std::string second_name) {
+  const AlignedModels a = align_model_pair(std::move(first), std::move(second), std::move(first_name), std::move(second_name));
+  return compare_report({a.float_model, a.float_logical, a.float_weights, a.float_name},
+                        {a.quant_model, a.quant_logical, a.quant_weights, a.quant_name}, a.alignment, a.swapped);
 }
 
 std::string compare_text(const json& r) {

@@ -33,6 +33,18 @@ nlohmann::ordered_json compare_report(const CompareSide& float_side, const Compa
 
 std::string compare_text(const nlohmann::ordered_json& report);
 
+// Two loaded models put in order (float first: the quantized one is detected), with their logical
+// graphs, weight digests and alignment: what the compare report and the paired layout start from.
+struct AlignedModels {
+  Model float_model, quant_model;
+  std::string float_name, quant_name;
+  bool swapped = false;  // the caller gave the quantized model first
+  LogicalGraph float_logical, quant_logical;
+  std::vector<std::optional<WeightDigest>> float_weights, quant_weights;
+  Alignment alignment;
+};
+AlignedModels align_model_pair(Model first, Model second, std::string first_name, std::string second_name);
+
 // The whole compare job on two loaded models, in either order: detects which one is quantized,
 // builds both logical graphs, aligns them and returns the report. Shared by the CLI and wasm.
 nlohmann::ordered_json compare_models(Model first, Model second, std::string first_name, std::string second_name);

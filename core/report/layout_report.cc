@@ -1,12 +1,14 @@
 #include "report/layout_report.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "layout/groups.h"
 #include "layout/layout.h"
 #include "quant/logical_graph.h"
+#include "report/compare_report.h"
 #include "util/error.h"
 #include "util/format.h"
 
@@ -54,13 +56,18 @@ ModelLayoutOptions layout_options_from_json(const std::string& text) {
   return o;
 }
 
-ModelLayout layout_model(const Model& model, const ModelLayoutOptions& options) {
+namespace {
+
+// The model's layout graph with the caller's sizes, and the engine options with its collapsed
+// groups; the layout itself is left to the caller.
+ModelLayout layout_input(const Model& model, const LogicalGraph& logical, const ModelLayoutOptions& options,
+                         layout::Options& engine) {
   ModelLayout out;
-  out.graph = layout::model_graph(model, build_logical_graph(model), options.view);
+  out.graph = layout::model_graph(model, logical, options.view);
   layout::Graph& graph = out.graph.graph;
   apply_sizes(options.node_sizes, graph.width, graph.height);
   apply_sizes(options.group_sizes, graph.group_width, graph.group_height);
-  layout::Options engine = options.engine;
+  engine = options.engine;
   if (options.collapsed) {
     const layout::GroupTree tree = layout::group_tree(graph);
     if (options.expanded.empty()) {
@@ -73,7 +80,50 @@ ModelLayout layout_model(const Model& model, const ModelLayoutOptions& options) 
     }
   }
   out.collapsed = engine.collapsed;
-  out.result = layout::layout(graph, engine);
+  return out;
+}
+
+}  // namespace
+
+ModelLayout layout_model(const Model& model, const ModelLayoutOptions& options) {
+  layout::Options engine;
+  ModelLayout out = layout_input(model, build_logical_graph(model), options, engine);
+  out.result = layout::layout(out.graph.graph, engine);
+  return out;
+}
+
+PairedModelLayout layout_model_pair(Model first, Model second, std::string first_name, std::string second_name,
+                                    const ModelLayoutOptions& options) {
+  const AlignedModels a = align_model_pair(std::move(first), std::move(second), std::move(first_name), std::move(second_name));
+  PairedModelLayout out;
+  out.float_name = a.float_name;
+  out.quant_name = a.quant_name;
+  out.swapped = a.swapped;
+  layout::Options float_engine, quant_engine;
+  out.float_side = layout_input(a.float_model, a.float_logical, options, float_engine);
+  out.quant_side = layout_input(a.quant_model, a.quant_logical, options, quant_engine);
+  const layout::ModelGraph& f = out.float_side.graph;
+  const layout::ModelGraph& q = out.quant_side.graph;
+
+  // Ops matched one to one (a fused or lowered group by its first op on each side), then graph
+  // inputs and outputs by name.
+  std::vector<std::pair<std::int32_t, std::int32_t>> matches;
+  for (const MappingEntry& entry : a.alignment.entries) {
+    if (entry.float_ops.empty() || entry.quant_ops.empty()) continue;
+    const std::int32_t fn = f.op_node[entry.float_ops.front()], qn = q.op_node[entry.quant_ops.front()];
+    if (fn >= 0 && qn >= 0) matches.push_back({fn, qn});
+  }
+  std::map<std::pair<std::string, std::string>, std::int32_t> values;
+  for (std::size_t i = 0; i < f.id.size(); ++i)
+    if (f.kind[i] != "op") values[{f.kind[i], f.id[i]}] = static_cast<std::int32_t>(i);
+  for (std::size_t i = 0; i < q.id.size(); ++i) {
+    const auto it = q.kind[i] == "op" ? values.end() : values.find({q.kind[i], q.id[i]});
+    if (it != values.end()) matches.push_back({it->second, static_cast<std::int32_t>(i)});
+  }
+  layout::PairedResult paired = layout::layout_pair(f.graph, q.graph, matches, float_engine, quant_engine);
+  out.float_side.result = std::move(paired.a);
+  out.quant_side.result = std::move(paired.b);
+  out.matches = std::move(paired.matches);
   return out;
 }
 
@@ -168,6 +218,19 @@ json layout_report(const ModelLayout& layout, const std::string& file_name) {
     groups.push_back(std::move(group));
   }
   report["groups"] = std::move(groups);
+  return report;
+}
+
+json layout_pair_report(const PairedModelLayout& pair) {
+  json report;
+  report["report"] = "visualquant.layout_pair";
+  report["version"] = kLayoutReportVersion;
+  report["argument_order_swapped"] = pair.swapped;
+  report["float"] = layout_report(pair.float_side, pair.float_name);
+  report["quant"] = layout_report(pair.quant_side, pair.quant_name);
+  json matches = json::array();
+  for (const auto& [f, q] : pair.matches) matches.push_back({f, q});
+  report["matches"] = std::move(matches);
   return report;
 }
 

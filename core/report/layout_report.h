@@ -39,7 +39,24 @@ struct ModelLayout {
 
 ModelLayout layout_model(const Model& model, const ModelLayoutOptions& options);
 
+// The float model and its quantized version, side by side (layout::layout_pair): each op the
+// alignment matches one to one, and each graph input and output of the same name, sits in the same
+// row on both sides. The models may come in either order, as for compare.
+struct PairedModelLayout {
+  ModelLayout float_side, quant_side;
+  std::string float_name, quant_name;
+  bool swapped = false;
+  std::vector<std::pair<std::int32_t, std::int32_t>> matches;  // visible nodes in the same row (float, quant)
+};
+PairedModelLayout layout_model_pair(Model first, Model second, std::string first_name, std::string second_name,
+                                    const ModelLayoutOptions& options);
+
 nlohmann::ordered_json layout_report(const ModelLayout& layout, const std::string& file_name);
+
+// {"report": "visualquant.layout_pair", "version": 1, "argument_order_swapped", "float": <layout
+// report>, "quant": <layout report>, "matches": [[float node, quant node], ...]} (indices into each
+// side's "nodes").
+nlohmann::ordered_json layout_pair_report(const PairedModelLayout& pair);
 
 // Compact serialisation (no indentation, trailing newline): a 50,000-node layout stays small.
 std::string dump_layout(const nlohmann::ordered_json& report);

@@ -49,6 +49,8 @@ out_dir="$(mktemp -d)"
 expect_exit 0 "layout --nodes --json FILE writes the layout" "$vq" layout "$fx/examples/quant_qdq.onnx" --nodes --json "$out_dir/l.json"
 grep -q '"view":"nodes"' "$out_dir/l.json" || { echo "FAIL: no layout written"; failures=$((failures + 1)); }
 rm -rf "$out_dir"
+expect_exit 0 "layout of a pair lays both out side by side" "$vq" layout "$fx/examples/quant_qdq.onnx" "$fx/examples/float.onnx"
+grep -q "^rows shared: " /tmp/vq_cli_out.$$ || { echo "FAIL: paired layout lacks the shared rows line"; failures=$((failures + 1)); }
 expect_exit 2 "layout needs a model" "$vq" layout
 expect_exit 2 "--expand needs --collapsed" "$vq" layout "$fx/examples/float.onnx" --expand a
 expect_exit 3 "layout of a bad model" "$vq" layout "$fx/bad/truncated.onnx"

@@ -1,6 +1,6 @@
 // `layout` in wasm gives the native CLI's JSON byte for byte, for every fixture pair and the example
-// pair, in the logical and nodes views, flat and collapsed; layoutGraph (flat arrays) is
-// deterministic and agrees with the model layout on the same graph.
+// pair, in the logical and nodes views, flat and collapsed, alone and side by side (layoutPair);
+// layoutGraph (flat arrays) is deterministic and agrees with the model layout on the same graph.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -38,6 +38,22 @@ for (const model of models) {
     for (const { args, options } of views) {
       const native = nativeLayout(model, args);
       assert.equal(core.layout(bytes, path.basename(model), options), native, `differs with ${args.join(' ') || 'no options'}`);
+    }
+  });
+}
+
+for (const pair of readdirSync(pairsDir).sort().filter((p) => existsSync(path.join(pairsDir, p, 'quant.onnx')))) {
+  test(`paired layout wasm == native: ${pair}`, async () => {
+    const core = await wasmCore();
+    const floatPath = path.join(pairsDir, pair, 'float.onnx'), quantPath = path.join(pairsDir, pair, 'quant.onnx');
+    for (const { args, options } of views.slice(0, 3)) {
+      const r = spawnSync(cli, ['layout', quantPath, floatPath, ...args, '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      assert.equal(r.status, 0, r.stderr);
+      const wasm = core.layoutPair(readFileSync(quantPath), 'quant.onnx', readFileSync(floatPath), 'float.onnx', options);
+      assert.equal(wasm, r.stdout);
+      const report = JSON.parse(wasm);
+      assert.equal(report.argument_order_swapped, true);
+      for (const [f, q] of report.matches) assert.equal(report.float.nodes[f].y, report.quant.nodes[q].y);
     }
   });
 }

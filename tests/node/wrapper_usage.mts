@@ -1,7 +1,8 @@
 // Compiled (not run) by typecheck.test.mjs: the wrapper's declaration file describes what callers
 // use, strictly typed.
 import {
-  EdgeFlags, loadVisualQuant, VisualQuantError, type CompareReport, type InspectReport, type LayoutReport, type LayoutResult,
+  EdgeFlags, loadVisualQuant, VisualQuantError, type CompareReport, type InspectReport, type LayoutPairReport, type LayoutReport,
+  type LayoutResult,
 } from '../../wasm/visualquant.mjs';
 
 export async function summarise(bytes: Uint8Array, wasmBinary: Uint8Array): Promise<string> {
@@ -41,4 +42,12 @@ export async function drawGraph(wasmBinary: Uint8Array): Promise<number> {
   let stubs = 0;
   for (const f of r.flags) if (f & EdgeFlags.stub) stubs++;
   return r.points.length + r.crossings + stubs + r.x[0];
+}
+
+export async function sideBySide(a: Uint8Array, b: Uint8Array, wasmBinary: Uint8Array): Promise<number> {
+  const core = await loadVisualQuant({ wasmBinary });
+  const pair: LayoutPairReport = JSON.parse(core.layoutPair(a, 'a.onnx', b, 'b.onnx', { view: 'nodes' }));
+  let same = 0;
+  for (const [f, q] of pair.matches) if (pair.float.nodes[f].y === pair.quant.nodes[q].y) same++;
+  return same;
 }

@@ -370,3 +370,69 @@ BOOST_AUTO_TEST_CASE(trees_are_drawn_without_crossings) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(paired)
+
+// A transformer and a "quantized" copy with an extra node after every fourth op (a Q/DQ drawn as a
+// node): every original op matched to its copy.
+BOOST_AUTO_TEST_CASE(matched_nodes_share_their_row) {
+  const Graph a = transformer_like(6);
+  Graph b;
+  std::vector<std::int32_t> copy(a.node_count());
+  std::vector<std::pair<std::int32_t, std::int32_t>> matches;
+  for (std::size_t v = 0; v < a.node_count(); ++v) {
+    copy[v] = b.add_node(a.width[v] + 10, a.height[v]);
+    matches.push_back({static_cast<std::int32_t>(v), copy[v]});
+  }
+  for (std::size_t e = 0; e < a.edge_count(); ++e) {
+    if (e % 4 == 0) {
+      const std::int32_t q = b.add_node(30, 16);
+      b.add_edge(copy[a.edge_from[e]], q);
+      b.add_edge(q, copy[a.edge_to[e]]);
+    } else {
+      b.add_edge(copy[a.edge_from[e]], copy[a.edge_to[e]]);
+    }
+  }
+  const PairedResult p = layout_pair(a, b, matches);
+  BOOST_TEST(test::layout_problems(a, {}, p.a).empty());
+  BOOST_TEST(test::layout_problems(b, {}, p.b).empty());
+  BOOST_TEST(p.matches.size() == a.node_count());
+  for (const auto& [u, v] : p.matches) BOOST_TEST(p.a.y[u] == p.b.y[v]);
+  const PairedResult again = layout_pair(a, b, matches);
+  BOOST_TEST(test::same_layout(p.a, again.a));
+  BOOST_TEST(test::same_layout(p.b, again.b));
+}
+
+BOOST_AUTO_TEST_CASE(crossed_matches_are_broken_like_cycles) {
+  // a: 0 -> 1 -> 2; b: 0 -> 1 -> 2, matched in reverse: one side must point up somewhere.
+  const Graph a = chain(3), b = chain(3);
+  const PairedResult p = layout_pair(a, b, {{0, 2}, {1, 1}, {2, 0}});
+  BOOST_TEST(test::layout_problems(a, {}, p.a).empty());
+  BOOST_TEST(test::layout_problems(b, {}, p.b).empty());
+  BOOST_TEST(p.a.stats.reversed + p.b.stats.reversed >= 1);
+  for (const auto& [u, v] : p.matches) BOOST_TEST(p.a.y[u] == p.b.y[v]);
+}
+
+BOOST_AUTO_TEST_CASE(nodes_matched_twice_keep_their_own_row_and_bad_matches_are_refused) {
+  const Graph a = chain(4), b = chain(4);
+  const PairedResult p = layout_pair(a, b, {{0, 0}, {1, 1}, {1, 2}, {3, 3}});
+  BOOST_TEST(p.matches.size() == 2u);  // (1, 1) and (1, 2) share node 1 of a: neither is used
+  BOOST_CHECK_THROW(layout_pair(a, b, {{0, 9}}), vq::Error);
+  const PairedResult empty = layout_pair(Graph{}, Graph{}, {});
+  BOOST_TEST(empty.a.node_count() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(groups_and_collapsed_views_on_both_sides) {
+  const Graph a = transformer_like(5), b = transformer_like(5);
+  std::vector<std::pair<std::int32_t, std::int32_t>> matches;
+  for (std::int32_t v = 0; v < static_cast<std::int32_t>(a.node_count()); ++v) matches.push_back({v, v});
+  Options collapsed;
+  collapsed.collapsed.assign(a.group_count(), 0);
+  collapsed.collapsed[0] = 1;
+  const PairedResult p = layout_pair(a, b, matches, collapsed, {});
+  BOOST_TEST(test::layout_problems(a, collapsed, p.a).empty());
+  BOOST_TEST(test::layout_problems(b, {}, p.b).empty());
+  for (const auto& [u, v] : p.matches) BOOST_TEST(p.a.y[u] == p.b.y[v]);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -193,3 +193,32 @@ BOOST_AUTO_TEST_CASE(options_from_json) {
   BOOST_CHECK_THROW(layout_options_from_json(R"({"colapsed":true})"), Error);
   BOOST_CHECK_THROW(layout_options_from_json("[1]"), Error);
 }
+
+BOOST_AUTO_TEST_CASE(paired_layouts_put_matched_ops_in_the_same_rows) {
+  for (const auto& entry : std::filesystem::directory_iterator(env_dir("VQ_PAIRS_DIR"))) {
+    const std::string pair = entry.path().filename().string();
+    for (const auto view : {layout::ModelView::Logical, layout::ModelView::Nodes}) {
+      BOOST_TEST_CONTEXT(pair << (view == layout::ModelView::Nodes ? " nodes" : " logical")) {
+        const PairedModelLayout p = layout_model_pair(load_model_file(pair_file(pair, "quant")), load_model_file(pair_file(pair, "float")),
+                                                      "quant.onnx", "float.onnx", options_for(view, false));
+        BOOST_TEST(p.swapped);
+        BOOST_TEST(p.float_name == "float.onnx");
+        BOOST_TEST(!p.matches.empty());
+        for (const ModelLayout* side : {&p.float_side, &p.quant_side}) {
+          layout::Options used;
+          used.collapsed = side->collapsed;
+          const auto problems = layout_problems(side->graph.graph, used, side->result);
+          BOOST_TEST(problems.empty(), joined(problems));
+        }
+        for (const auto& [f, q] : p.matches) BOOST_TEST(p.float_side.result.y[f] == p.quant_side.result.y[q]);
+        const std::string once = dump_layout(layout_pair_report(p));
+        const PairedModelLayout again = layout_model_pair(load_model_file(pair_file(pair, "float")),
+                                                          load_model_file(pair_file(pair, "quant")), "float.onnx", "quant.onnx",
+                                                          options_for(view, false));
+        json twice = layout_pair_report(again);
+        twice["argument_order_swapped"] = true;  // the only difference the argument order makes
+        BOOST_TEST(once == dump_layout(twice));
+      }
+    }
+  }
+}
