@@ -55,18 +55,24 @@ std::vector<T> heap_array(std::uintptr_t address, std::size_t count) {
   return address == 0 ? std::vector<T>() : std::vector<T>(first, first + count);
 }
 
-// One model-loading session: the external-data files the caller provides, then calls that use them.
-class Session {
+// The external-data files the caller provides for the models it loads next.
+class ExternalFiles {
  public:
-  Session() : external_(std::make_shared<vq::InMemoryExternalData>()) {}
-
-  // The bytes stay owned by JavaScript until the session is deleted.
+  // The bytes stay owned by JavaScript until the object is deleted.
   CallResult addExternalFile(const std::string& name, std::uintptr_t data, std::size_t size) {
     return guarded_call([&] {
       external_->add(name, vq::SharedBytes::borrow(heap_pointer(data), size));
       return std::string();
     });
   }
+
+ protected:
+  std::shared_ptr<vq::InMemoryExternalData> external_ = std::make_shared<vq::InMemoryExternalData>();
+};
+
+// One model-loading session: the external-data files the caller provides, then calls that use them.
+class Session : public ExternalFiles {
+ public:
 
   CallResult inspect(std::uintptr_t data, std::size_t size, const std::string& file_name) {
     return guarded_call([&] {
@@ -109,9 +115,32 @@ class Session {
       return vq::dump_layout(vq::layout_pair_report(vq::layout_model_pair(std::move(a), std::move(b), first_name, second_name, options)));
     });
   }
+};
+
+// One model opened for many layouts (vq::LayoutSession): the UI expanding and collapsing groups. The
+// model's bytes stay owned by JavaScript until the session is deleted.
+class ModelLayouts : public ExternalFiles {
+ public:
+  CallResult open(std::uintptr_t data, std::size_t size, const std::string& file_name) {
+    return guarded_call([&] {
+      session_.reset();
+      session_ = std::make_unique<vq::LayoutSession>(vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_),
+                                                     file_name);
+      return std::string();
+    });
+  }
+
+  CallResult view(const std::string& options_json, std::uintptr_t sizes, std::size_t size_count) {
+    return guarded_call([&] {
+      if (!session_) throw vq::Error(vq::ErrorCode::Usage, "no model is open");
+      vq::ModelLayoutOptions options = vq::layout_options_from_json(options_json);
+      options.node_sizes = heap_array<double>(sizes, size_count);
+      return session_->layout(options);
+    });
+  }
 
  private:
-  std::shared_ptr<vq::InMemoryExternalData> external_;
+  std::unique_ptr<vq::LayoutSession> session_;
 };
 
 // The layout engine on a plain graph given as flat arrays in the wasm heap (the UI's own graphs,
@@ -195,13 +224,17 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .field("json", &CallResult::json)
       .field("errorCode", &CallResult::error_code)
       .field("errorMessage", &CallResult::error_message);
-  emscripten::class_<Session>("Session")
+  emscripten::class_<ExternalFiles>("ExternalFiles").function("addExternalFile", &ExternalFiles::addExternalFile);
+  emscripten::class_<Session, emscripten::base<ExternalFiles>>("Session")
       .constructor<>()
-      .function("addExternalFile", &Session::addExternalFile)
       .function("inspect", &Session::inspect)
       .function("compare", &Session::compare)
       .function("layout", &Session::layout)
       .function("layoutPair", &Session::layoutPair);
+  emscripten::class_<ModelLayouts, emscripten::base<ExternalFiles>>("ModelLayouts")
+      .constructor<>()
+      .function("open", &ModelLayouts::open)
+      .function("view", &ModelLayouts::view);
   emscripten::class_<GraphLayout>("GraphLayout")
       .constructor<>()
       .function("run", &GraphLayout::run)

@@ -309,6 +309,14 @@ export interface LayoutResult {
   groupH: Float64Array;
 }
 
+/** A model opened for many layouts (VisualQuant.openLayout). */
+export interface ModelLayoutViews {
+  /** JSON text of a LayoutReport, the same as VisualQuant.layout gives for these options. */
+  view(options?: LayoutOptions): string;
+  /** Frees the model; view() must not be called afterwards. */
+  close(): void;
+}
+
 export class VisualQuant {
   readonly version: string;
   /** JSON text of an InspectReport; throws VisualQuantError for models that cannot be loaded. */
@@ -318,6 +326,8 @@ export class VisualQuant {
           externalFiles?: Record<string, Uint8Array>): string;
   /** JSON text of a LayoutReport (byte-identical to `visualquant layout MODEL --json -`); throws VisualQuantError. */
   layout(bytes: Uint8Array, fileName: string, options?: LayoutOptions, externalFiles?: Record<string, Uint8Array>): string;
+  /** Loads a model once for many layouts (expanding and collapsing groups); throws VisualQuantError. */
+  openLayout(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array>): ModelLayoutViews;
   /** JSON text of a LayoutPairReport, in either argument order; throws VisualQuantError. */
   layoutPair(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
              options?: Omit<LayoutOptions, 'nodeSizes' | 'groupSizes'>, externalFiles?: Record<string, Uint8Array>): string;

@@ -25,6 +25,14 @@ function bytesOf(array) {
   return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
 
+// Layout options as the core reads them: JSON for the flags, measured node sizes as a flat array.
+function layoutOptions({ nodeSizes, groupSizes, ...rest }) {
+  return {
+    json: JSON.stringify(groupSizes ? { ...rest, group_sizes: Array.from(groupSizes) } : rest),
+    sizes: Float64Array.from(nodeSizes ?? []),
+  };
+}
+
 // Pairs two arrays into one typed array [a0, b0, a1, b1, ...].
 function interleave(Type, a, b) {
   const out = new Type(2 * a.length);
@@ -100,12 +108,45 @@ export class VisualQuant {
    * stubs, nodeSizes: (width, height) pairs, groupSizes: pairs }.
    */
   layout(bytes, fileName, options = {}, externalFiles = {}) {
-    const { nodeSizes, groupSizes, ...rest } = options;
-    const json = JSON.stringify(groupSizes ? { ...rest, group_sizes: Array.from(groupSizes) } : rest);
-    return this.withSession(externalFiles, (session, toHeap) => {
-      const sizes = Float64Array.from(nodeSizes ?? []);
-      return unwrap(session.layout(toHeap(bytes), bytes.byteLength, fileName, json, toHeap(bytesOf(sizes)), sizes.length));
-    });
+    const { json, sizes } = layoutOptions(options);
+    return this.withSession(externalFiles, (session, toHeap) =>
+      unwrap(session.layout(toHeap(bytes), bytes.byteLength, fileName, json, toHeap(bytesOf(sizes)), sizes.length)));
+  }
+
+  /**
+   * Opens a model for many layouts (the UI expanding and collapsing groups): it is loaded once, each
+   * view lays out only what it shows, and recent views are cached. view(options) returns the same
+   * text as layout(bytes, fileName, options); close() frees the model.
+   */
+  openLayout(bytes, fileName, externalFiles = {}) {
+    const m = this.module;
+    const layouts = new m.ModelLayouts();
+    const held = [];
+    const toHeap = this.heapWriter(held);
+    const close = () => {
+      layouts.delete();
+      for (const p of held) m._free(p);
+      held.length = 0;
+    };
+    try {
+      for (const [name, data] of Object.entries(externalFiles)) unwrap(layouts.addExternalFile(name, toHeap(data), data.byteLength));
+      unwrap(layouts.open(toHeap(bytes), bytes.byteLength, fileName));
+    } catch (e) {
+      close();
+      throw e;
+    }
+    return {
+      view: (options = {}) => {
+        const { json, sizes } = layoutOptions(options);
+        const scratch = [];
+        try {
+          return unwrap(layouts.view(json, this.heapWriter(scratch)(bytesOf(sizes)), sizes.length));
+        } finally {
+          for (const p of scratch) m._free(p);
+        }
+      },
+      close,
+    };
   }
 
   /**

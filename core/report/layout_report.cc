@@ -1,5 +1,6 @@
 #include "report/layout_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -58,16 +59,13 @@ ModelLayoutOptions layout_options_from_json(const std::string& text) {
 
 namespace {
 
-// The model's layout graph with the caller's sizes, and the engine options with its collapsed
-// groups; the layout itself is left to the caller.
-ModelLayout layout_input(const Model& model, const LogicalGraph& logical, const ModelLayoutOptions& options,
-                         layout::Options& engine) {
-  ModelLayout out;
-  out.graph = layout::model_graph(model, logical, options.view);
-  layout::Graph& graph = out.graph.graph;
+// Applies the caller's sizes to the model graph and returns the engine options, with the collapsed
+// groups the options ask for.
+layout::Options engine_options(layout::ModelGraph& mg, const ModelLayoutOptions& options) {
+  layout::Graph& graph = mg.graph;
   apply_sizes(options.node_sizes, graph.width, graph.height);
   apply_sizes(options.group_sizes, graph.group_width, graph.group_height);
-  engine = options.engine;
+  layout::Options engine = options.engine;
   if (options.collapsed) {
     const layout::GroupTree tree = layout::group_tree(graph);
     if (options.expanded.empty()) {
@@ -76,9 +74,19 @@ ModelLayout layout_input(const Model& model, const LogicalGraph& logical, const 
       const std::set<std::string> open(options.expanded.begin(), options.expanded.end());
       engine.collapsed.assign(graph.group_count(), 1);
       for (std::size_t g = 0; g < graph.group_count(); ++g)
-        if (open.count(out.graph.group_name[g])) engine.collapsed[g] = 0;
+        if (open.count(mg.group_name[g])) engine.collapsed[g] = 0;
     }
   }
+  return engine;
+}
+
+// The model's layout graph with the caller's sizes, and the engine options with its collapsed
+// groups; the layout itself is left to the caller.
+ModelLayout layout_input(const Model& model, const LogicalGraph& logical, const ModelLayoutOptions& options,
+                         layout::Options& engine) {
+  ModelLayout out;
+  out.graph = layout::model_graph(model, logical, options.view);
+  engine = engine_options(out.graph, options);
   out.collapsed = engine.collapsed;
   return out;
 }
@@ -128,15 +136,18 @@ PairedModelLayout layout_model_pair(Model first, Model second, std::string first
 }
 
 json layout_report(const ModelLayout& layout, const std::string& file_name) {
-  const layout::ModelGraph& mg = layout.graph;
-  const layout::Result& r = layout.result;
+  return layout_report(layout.graph, layout.result, layout.collapsed, file_name);
+}
+
+json layout_report(const layout::ModelGraph& mg, const layout::Result& r, const std::vector<std::uint8_t>& collapsed_groups,
+                   const std::string& file_name) {
   auto group_or_null = [](std::int32_t g) { return g == layout::kNoGroup ? json(nullptr) : json(g); };
   json report;
   report["report"] = "visualquant.layout";
   report["version"] = kLayoutReportVersion;
   report["file"] = file_name;
   report["view"] = mg.view == layout::ModelView::Nodes ? "nodes" : "logical";
-  report["collapsed"] = !layout.collapsed.empty();
+  report["collapsed"] = !collapsed_groups.empty();
   report["width"] = rounded(r.width);
   report["height"] = rounded(r.height);
   report["stats"] = {{"nodes", r.node_count()},          {"edges", r.edge_count()},
@@ -200,10 +211,10 @@ json layout_report(const ModelLayout& layout, const std::string& file_name) {
   json groups = json::array();
   for (std::int32_t g : tree.order) {
     const std::int32_t p = tree.parent[g];
-    hidden[g] = p != layout::kNoGroup && (hidden[p] || (!layout.collapsed.empty() && layout.collapsed[p]));
+    hidden[g] = p != layout::kNoGroup && (hidden[p] || (!collapsed_groups.empty() && collapsed_groups[p]));
   }
   for (std::size_t g = 0; g < mg.group_name.size(); ++g) {
-    const bool collapsed = !layout.collapsed.empty() && layout.collapsed[g];
+    const bool collapsed = !collapsed_groups.empty() && collapsed_groups[g];
     json group = {{"name", mg.group_name[g]},
                   {"label", mg.group_label[g]},
                   {"parent", group_or_null(mg.graph.group_parent[g])},
@@ -219,6 +230,45 @@ json layout_report(const ModelLayout& layout, const std::string& file_name) {
   }
   report["groups"] = std::move(groups);
   return report;
+}
+
+LayoutSession::LayoutSession(Model model, std::string file_name)
+    : model_(std::move(model)), file_name_(std::move(file_name)), logical_(build_logical_graph(model_)) {}
+
+std::string LayoutSession::layout(const ModelLayoutOptions& options) {
+  const int view = options.view == layout::ModelView::Nodes ? 1 : 0;
+  auto graph = graphs_.find(view);
+  if (graph == graphs_.end()) graph = graphs_.emplace(view, layout::model_graph(model_, logical_, options.view)).first;
+  const layout::Graph& g = graph->second.graph;
+  const std::vector<double> sizes_before[4] = {g.width, g.height, g.group_width, g.group_height};
+  const layout::Options engine = engine_options(graph->second, options);
+  if (sizes_before[0] != g.width || sizes_before[1] != g.height || sizes_before[2] != g.group_width ||
+      sizes_before[3] != g.group_height) {  // newly measured sizes: every view of this graph changes
+    for (auto it = recent_.begin(); it != recent_.end();)
+      if (it->rfind("{\"view\":" + std::to_string(view), 0) == 0) {
+        cache_.erase(*it);
+        it = recent_.erase(it);
+      } else {
+        ++it;
+      }
+  }
+  std::vector<std::string> expanded = options.expanded;
+  std::sort(expanded.begin(), expanded.end());
+  const std::string key = json{{"view", view}, {"collapsed", options.collapsed}, {"expanded", expanded},
+                               {"stubs", engine.stub_min_span}}.dump();
+  const auto hit = cache_.find(key);
+  if (hit != cache_.end()) {
+    recent_.erase(std::find(recent_.begin(), recent_.end(), key));
+    recent_.push_back(key);
+    return hit->second;
+  }
+  if (recent_.size() == kCachedViews) {
+    cache_.erase(recent_.front());
+    recent_.erase(recent_.begin());
+  }
+  recent_.push_back(key);
+  const layout::Result result = layout::layout(graph->second.graph, engine);
+  return cache_[key] = dump_layout(layout_report(graph->second, result, engine.collapsed, file_name_));
 }
 
 json layout_pair_report(const PairedModelLayout& pair) {

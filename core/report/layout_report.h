@@ -2,6 +2,7 @@
 // Compact versioned JSON (coordinates rounded to 0.01), byte-identical on every platform.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "layout/layout_graph.h"
 #include "layout/model_graph.h"
 #include "model/model.h"
+#include "quant/logical_graph.h"
 
 namespace vq {
 
@@ -52,11 +54,33 @@ PairedModelLayout layout_model_pair(Model first, Model second, std::string first
                                     const ModelLayoutOptions& options);
 
 nlohmann::ordered_json layout_report(const ModelLayout& layout, const std::string& file_name);
+nlohmann::ordered_json layout_report(const layout::ModelGraph& graph, const layout::Result& result,
+                                     const std::vector<std::uint8_t>& collapsed, const std::string& file_name);
 
 // {"report": "visualquant.layout_pair", "version": 1, "argument_order_swapped", "float": <layout
 // report>, "quant": <layout report>, "matches": [[float node, quant node], ...]} (indices into each
 // side's "nodes").
 nlohmann::ordered_json layout_pair_report(const PairedModelLayout& pair);
+
+// One model opened for many views, as the UI expands and collapses groups: the model is loaded and
+// its logical graph and layout graphs built once; each view lays out only what it shows (a
+// collapsed group is one node), and the last views are kept, so going back to one costs nothing.
+// Measured sizes, once given, stay for the later views.
+class LayoutSession {
+ public:
+  LayoutSession(Model model, std::string file_name);
+  // The layout JSON (as dump_layout of layout_report), the same bytes as layout_model gives.
+  std::string layout(const ModelLayoutOptions& options);
+
+ private:
+  static constexpr std::size_t kCachedViews = 16;
+  Model model_;
+  std::string file_name_;
+  LogicalGraph logical_;
+  std::map<int, layout::ModelGraph> graphs_;  // by view
+  std::map<std::string, std::string> cache_;  // by the options that matter
+  std::vector<std::string> recent_;          // cache keys, least recently used first
+};
 
 // Compact serialisation (no indentation, trailing newline): a 50,000-node layout stays small.
 std::string dump_layout(const nlohmann::ordered_json& report);

@@ -65,6 +65,24 @@ test('expanded groups: wasm == native', async () => {
   assert.equal(core.layout(readFileSync(model), 'quant.onnx', { collapsed: true, expanded: ['layers.0', 'layers.0/attn'] }), native);
 });
 
+test('an opened model gives every view as layout() does, and again from its cache', async () => {
+  const core = await wasmCore();
+  const bytes = readFileSync(path.join(pairsDir, 'torch_transformer_ptq/quant.onnx'));
+  const views = core.openLayout(bytes, 'quant.onnx');
+  try {
+    const steps = [{ collapsed: true }, { collapsed: true, expanded: ['layers.0'] }, { collapsed: true, expanded: ['layers.0', 'layers.1'] },
+      { view: 'nodes' }, {}, { collapsed: true, expanded: ['layers.0'] }];
+    for (const options of [...steps, ...steps]) assert.equal(views.view(options), core.layout(bytes, 'quant.onnx', options));
+    const sizes = new Float64Array(2 * 92).fill(80);
+    assert.equal(views.view({ nodeSizes: sizes }), core.layout(bytes, 'quant.onnx', { nodeSizes: sizes }));
+    assert.equal(views.view({ collapsed: true }), core.layout(bytes, 'quant.onnx', { collapsed: true, nodeSizes: sizes }));
+  } finally {
+    views.close();
+  }
+  const { VisualQuantError } = await wasmModuleExports();
+  assert.throws(() => core.openLayout(new Uint8Array([1, 2, 3]), 'bad.onnx'), (e) => e instanceof VisualQuantError);
+});
+
 test('layoutGraph on the model layout graph gives the model layout', async () => {
   const core = await wasmCore();
   const report = JSON.parse(core.layout(readFileSync(path.join(pairsDir, 'torch_transformer_ptq/quant.onnx')), 'q.onnx'));

@@ -51,3 +51,20 @@ export async function sideBySide(a: Uint8Array, b: Uint8Array, wasmBinary: Uint8
   for (const [f, q] of pair.matches) if (pair.float.nodes[f].y === pair.quant.nodes[q].y) same++;
   return same;
 }
+
+export async function expandOneByOne(bytes: Uint8Array, wasmBinary: Uint8Array): Promise<number[]> {
+  const core = await loadVisualQuant({ wasmBinary });
+  const views = core.openLayout(bytes, 'model.onnx');
+  try {
+    const first: LayoutReport = JSON.parse(views.view({ collapsed: true }));
+    const open: string[] = [];
+    const counts: number[] = [];
+    for (const g of first.groups.filter((x) => x.state === 'collapsed')) {
+      open.push(g.name);
+      counts.push((JSON.parse(views.view({ collapsed: true, expanded: open })) as LayoutReport).stats.nodes);
+    }
+    return counts;
+  } finally {
+    views.close();
+  }
+}

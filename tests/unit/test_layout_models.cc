@@ -222,3 +222,23 @@ BOOST_AUTO_TEST_CASE(paired_layouts_put_matched_ops_in_the_same_rows) {
     }
   }
 }
+
+BOOST_AUTO_TEST_CASE(a_layout_session_gives_what_layout_model_gives_and_keeps_sizes) {
+  const std::string path = pair_file("torch_transformer_ptq", "quant");
+  const Model model = load_model_file(path);
+  LayoutSession session(load_model_file(path), "q.onnx");
+  std::vector<ModelLayoutOptions> steps(4);
+  steps[0].collapsed = true;
+  steps[1].collapsed = true;
+  steps[1].expanded = {"layers.1", "layers.0"};
+  steps[2].view = layout::ModelView::Nodes;
+  for (int round = 0; round < 2; ++round)  // the second round comes from the cache
+    for (const ModelLayoutOptions& o : steps) BOOST_TEST(session.layout(o) == dump_layout(layout_report(layout_model(model, o), "q.onnx")));
+  ModelLayoutOptions measured;
+  measured.node_sizes.assign(2 * 92, 90);
+  BOOST_TEST(session.layout(measured) == dump_layout(layout_report(layout_model(model, measured), "q.onnx")));
+  ModelLayoutOptions later = steps[0];  // the sizes measured before still hold
+  const std::string after = session.layout(later);
+  later.node_sizes = measured.node_sizes;
+  BOOST_TEST(after == dump_layout(layout_report(layout_model(model, later), "q.onnx")));
+}
