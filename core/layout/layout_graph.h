@@ -38,6 +38,10 @@ struct Graph {
     edge_from.push_back(from);
     edge_to.push_back(to);
   }
+  std::int32_t add_group(std::int32_t parent) {
+    group_parent.push_back(parent);
+    return static_cast<std::int32_t>(group_parent.size() - 1);
+  }
 };
 
 struct Options {

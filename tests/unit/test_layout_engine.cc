@@ -78,8 +78,7 @@ Graph resnet_like(std::int32_t blocks) {
   };
   std::int32_t x = op(kNoGroup);
   for (std::int32_t b = 0; b < blocks; ++b) {
-    g.group_parent.push_back(kNoGroup);
-    const std::int32_t group = static_cast<std::int32_t>(g.group_parent.size() - 1);
+    const std::int32_t group = g.add_group(kNoGroup);
     const std::int32_t c1 = op(group), r1 = op(group), c2 = op(group), add = op(group), r2 = op(group);
     g.add_edge(x, c1);
     g.add_edge(c1, r1);
@@ -96,10 +95,6 @@ Graph resnet_like(std::int32_t blocks) {
 // layer: far readers of one value (stubs).
 Graph transformer_like(std::int32_t layers) {
   Graph g;
-  auto group = [&](std::int32_t parent) {
-    g.group_parent.push_back(parent);
-    return static_cast<std::int32_t>(g.group_parent.size() - 1);
-  };
   auto op = [&](std::int32_t in_group, std::initializer_list<std::int32_t> inputs) {
     g.node_group.push_back(in_group);
     const std::int32_t v = g.add_node(64, 28);
@@ -109,7 +104,7 @@ Graph transformer_like(std::int32_t layers) {
   const std::int32_t mask = op(kNoGroup, {});
   std::int32_t h = op(kNoGroup, {});
   for (std::int32_t l = 0; l < layers; ++l) {
-    const std::int32_t layer = group(kNoGroup), attention = group(layer), mlp = group(layer);
+    const std::int32_t layer = g.add_group(kNoGroup), attention = g.add_group(layer), mlp = g.add_group(layer);
     const std::int32_t q = op(attention, {h}), k = op(attention, {h}), v = op(attention, {h});
     const std::int32_t scores = op(attention, {q, k});
     const std::int32_t masked = op(attention, {scores, mask});
