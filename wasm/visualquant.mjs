@@ -167,6 +167,16 @@ export class VisualQuant {
   layoutGraph(graph, options = {}) {
     const m = this.module;
     const n = graph.width.length, edges = graph.from.length, groups = graph.groupParent ? graph.groupParent.length : 0;
+    // The core reads exactly n, edges and groups entries from each array: check before it does.
+    const sameLength = (array, length, what) => {
+      if (array && array.length !== length) throw new VisualQuantError('usage', `layout: ${what} must have ${length} entries`);
+    };
+    sameLength(graph.height, n, 'height');
+    sameLength(graph.to, edges, 'to');
+    sameLength(graph.nodeGroup, n, 'nodeGroup');
+    sameLength(graph.groupWidth, groups, 'groupWidth');
+    sameLength(graph.groupHeight, groups, 'groupHeight');
+    if (options.collapsed && options.collapsed !== 'firstView') sameLength(options.collapsed, groups, 'collapsed');
     const held = [];
     const write = this.heapWriter(held);
     const toHeap = (array) => (array ? write(bytesOf(array)) : 0);

@@ -121,6 +121,8 @@ test('layoutGraph: collapsed groups, stubs and bad input', async () => {
   assert.deepEqual(Array.from(collapsed.group), [2]);
   assert.throws(() => core.layoutGraph({ width: [1], height: [1], from: [0], to: [3] }),
     (e) => e instanceof VisualQuantError && e.code === 'usage');
+  assert.throws(() => core.layoutGraph({ ...graph, nodeGroup: [0] }), (e) => e instanceof VisualQuantError && e.code === 'usage');
+  assert.throws(() => core.layoutGraph(graph, { collapsed: [1] }), (e) => e instanceof VisualQuantError && e.code === 'usage');
 });
 
 test('the wasm heap does not grow with repeated layouts', async () => {
