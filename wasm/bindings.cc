@@ -9,11 +9,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "layout/groups.h"
+#include "layout/layout.h"
 #include "model/model_loader.h"
 #include "report/compare_report.h"
 #include "report/comparison.h"
-#include "report/weights_report.h"
 #include "report/inspect_report.h"
+#include "report/layout_report.h"
+#include "report/weights_report.h"
 #include "util/error.h"
 
 namespace {
@@ -27,32 +30,71 @@ struct CallResult {
 
 const std::uint8_t* heap_pointer(std::uintptr_t address) { return reinterpret_cast<const std::uint8_t*>(address); }
 
-// One model-loading session: the external-data files the caller provides, then calls that use them.
-class Session {
- public:
-  Session() : external_(std::make_shared<vq::InMemoryExternalData>()) {}
+// Catches the core's errors into a CallResult (shared by Session and GraphLayout).
+template <typename F>
+CallResult guarded_call(F&& work) {
+  CallResult r;
+  try {
+    r.json = work();
+    r.ok = true;
+  } catch (const vq::Error& e) {
+    r.error_code = vq::error_code_name(e.code());
+    r.error_message = e.what();
+  } catch (const std::bad_alloc&) {
+    r.error_code = "out_of_memory";
+    r.error_message = "not enough memory to load the model";
+  }
+  return r;
+}
 
-  // The bytes stay owned by JavaScript until the session is deleted.
+// A lazy question about something the comparison does not have (error code "not_found").
+struct NotFound : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <typename T>
+emscripten::val view(const std::vector<T>& v) {
+  return emscripten::val(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+template <typename T>
+std::vector<T> heap_array(std::uintptr_t address, std::size_t count) {
+  const T* first = reinterpret_cast<const T*>(address);
+  return address == 0 ? std::vector<T>() : std::vector<T>(first, first + count);
+}
+
+// The external-data files the caller provides for the models it loads next.
+class ExternalFiles {
+ public:
+  // The bytes stay owned by JavaScript until the object is deleted.
   CallResult addExternalFile(const std::string& name, std::uintptr_t data, std::size_t size) {
-    return guarded([&] {
+    return guarded_call([&] {
       external_->add(name, vq::SharedBytes::borrow(heap_pointer(data), size));
       return std::string();
     });
   }
 
+ protected:
+  std::shared_ptr<vq::InMemoryExternalData> external_ = std::make_shared<vq::InMemoryExternalData>();
+};
+
+// One model-loading session: the external-data files the caller provides, then calls that use them.
+class Session : public ExternalFiles {
+ public:
+
   CallResult inspect(std::uintptr_t data, std::size_t size, const std::string& file_name) {
-    return guarded([&] {
+    return guarded_call([&] {
       const vq::Model model = vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_);
       return vq::dump_report(vq::inspect_report(model, file_name));
     });
   }
 
   // Both models in either order; the report says which one is quantized. External files of both
-  // models come from this session's files. `with_weights` adds the weight analysis of every pair
-  // (it reads every weight whole); the alignment alone only samples them.
+  // models come from this session's files. `with_weights` adds the weight analysis and the lint
+  // (they read every weight whole); the alignment alone only samples them.
   CallResult compare(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
                      std::size_t second_size, const std::string& second_name, bool with_weights) {
-    return guarded([&] {
+    return guarded_call([&] {
       vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
       vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
       return vq::dump_report(vq::compare_models(std::move(a), std::move(b), first_name, second_name, with_weights));
@@ -64,7 +106,7 @@ class Session {
   // bytes stay borrowed from JavaScript until the session is deleted.
   CallResult open(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
                   std::size_t second_size, const std::string& second_name) {
-    return guarded([&] {
+    return guarded_call([&] {
       vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
       vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
       comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
@@ -95,11 +137,6 @@ class Session {
     return with_comparison([&](const vq::Comparison& c) { return vq::dump_report(vq::lint_report(c)); });
   }
 
- private:
-  struct NotFound : std::runtime_error {
-    using std::runtime_error::runtime_error;
-  };
-
   template <typename F>
   CallResult with_comparison(F&& work) {
     CallResult r;
@@ -109,7 +146,7 @@ class Session {
       return r;
     }
     try {
-      return guarded([&] { return work(*comparison_); });
+      return guarded_call([&] { return work(*comparison_); });
     } catch (const NotFound& e) {
       r.error_code = "not_found";
       r.error_message = e.what();
@@ -117,24 +154,128 @@ class Session {
     }
   }
 
-  template <typename F>
-  CallResult guarded(F&& work) {
-    CallResult r;
-    try {
-      r.json = work();
-      r.ok = true;
-    } catch (const vq::Error& e) {
-      r.error_code = vq::error_code_name(e.code());
-      r.error_message = e.what();
-    } catch (const std::bad_alloc&) {
-      r.error_code = "out_of_memory";
-      r.error_message = "not enough memory to load the model";
-    }
-    return r;
+  // The layout of one model, byte-identical to `visualquant layout MODEL --json -` with the same
+  // options (layout_options_from_json); sizes: (width, height) pairs the UI measured, or none.
+  CallResult layout(std::uintptr_t data, std::size_t size, const std::string& file_name, const std::string& options_json,
+                    std::uintptr_t sizes, std::size_t size_count) {
+    return guarded_call([&] {
+      vq::ModelLayoutOptions options = vq::layout_options_from_json(options_json);
+      const double* measured = reinterpret_cast<const double*>(sizes);
+      options.node_sizes.assign(measured, measured + size_count);
+      const vq::Model model = vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_);
+      return vq::dump_layout(vq::layout_report(vq::layout_model(model, options), file_name));
+    });
   }
 
-  std::shared_ptr<vq::InMemoryExternalData> external_;
+  // Both models side by side, byte-identical to `visualquant layout FIRST SECOND --json -`.
+  CallResult layoutPair(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
+                        std::size_t second_size, const std::string& second_name, const std::string& options_json) {
+    return guarded_call([&] {
+      const vq::ModelLayoutOptions options = vq::layout_options_from_json(options_json);
+      vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
+      vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
+      return vq::dump_layout(vq::layout_pair_report(vq::layout_model_pair(std::move(a), std::move(b), first_name, second_name, options)));
+    });
+  }
+ private:
   std::unique_ptr<vq::Comparison> comparison_;
+};
+
+// One model opened for many layouts (vq::LayoutSession): the UI expanding and collapsing groups. The
+// model's bytes stay owned by JavaScript until the session is deleted.
+class ModelLayouts : public ExternalFiles {
+ public:
+  CallResult open(std::uintptr_t data, std::size_t size, const std::string& file_name) {
+    return guarded_call([&] {
+      session_.reset();
+      session_ = std::make_unique<vq::LayoutSession>(vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_),
+                                                     file_name);
+      return std::string();
+    });
+  }
+
+  CallResult view(const std::string& options_json, std::uintptr_t sizes, std::size_t size_count) {
+    return guarded_call([&] {
+      if (!session_) throw vq::Error(vq::ErrorCode::Usage, "no model is open");
+      vq::ModelLayoutOptions options = vq::layout_options_from_json(options_json);
+      options.node_sizes = heap_array<double>(sizes, size_count);
+      return session_->layout(options);
+    });
+  }
+
+ private:
+  std::unique_ptr<vq::LayoutSession> session_;
+};
+
+// The layout engine on a plain graph given as flat arrays in the wasm heap (the UI's own graphs,
+// the benchmark). The result stays here until the next run; JavaScript copies it out through
+// typed-array views.
+class GraphLayout {
+ public:
+  // sizes: n (width, height) pairs; edges: m (from, to) pairs; node_groups: n ids or none;
+  // group_parents: g ids; group_sizes: g pairs or none; collapsed: g flags or none. options_json:
+  // {"nodeSep", "edgeSep", "rankSep", "stubs": bool, "shareTrunks": bool, "firstView": bool}.
+  CallResult run(std::uintptr_t sizes, std::size_t n, std::uintptr_t edges, std::size_t m, std::uintptr_t node_groups,
+                 std::uintptr_t group_parents, std::size_t g, std::uintptr_t group_sizes, std::uintptr_t collapsed,
+                 const std::string& options_json) {
+    return guarded_call([&] {
+      vq::layout::Graph graph;
+      const std::vector<double> wh = heap_array<double>(sizes, 2 * n);
+      const std::vector<std::int32_t> ends = heap_array<std::int32_t>(edges, 2 * m);
+      for (std::size_t i = 0; i < n; ++i) graph.add_node(wh[2 * i], wh[2 * i + 1]);
+      for (std::size_t e = 0; e < m; ++e) graph.add_edge(ends[2 * e], ends[2 * e + 1]);
+      graph.node_group = heap_array<std::int32_t>(node_groups, n);
+      graph.group_parent = heap_array<std::int32_t>(group_parents, g);
+      const std::vector<double> gwh = heap_array<double>(group_sizes, 2 * g);
+      for (std::size_t i = 0; 2 * i + 1 < gwh.size(); ++i) {
+        graph.group_width.push_back(gwh[2 * i]);
+        graph.group_height.push_back(gwh[2 * i + 1]);
+      }
+      vq::layout::Options options;
+      options.collapsed = heap_array<std::uint8_t>(collapsed, g);
+      const auto o = nlohmann::json::parse(options_json.empty() ? "{}" : options_json, nullptr, false);
+      if (!o.is_object()) throw vq::Error(vq::ErrorCode::Usage, "layout options must be a JSON object");
+      options.node_sep = o.value("nodeSep", options.node_sep);
+      options.edge_sep = o.value("edgeSep", options.edge_sep);
+      options.rank_sep = o.value("rankSep", options.rank_sep);
+      options.share_trunks = o.value("shareTrunks", options.share_trunks);
+      if (!o.value("stubs", true)) options.stub_min_span = 0;
+      if (o.value("firstView", false)) options.collapsed = vq::layout::first_view_collapsed(graph, vq::layout::group_tree(graph));
+      result_ = vq::layout::layout(graph, options);
+      const vq::layout::Stats& s = result_.stats;
+      return nlohmann::json{{"width", result_.width},         {"height", result_.height},     {"layers", s.layers},
+                            {"dummies", s.dummies},           {"crossings", s.crossings},     {"edgeLength", s.edge_length},
+                            {"reversed", s.reversed},         {"stubs", s.stubs},             {"selfLoops", s.self_loops}}
+          .dump();
+    });
+  }
+
+  // A view of one result array (copy it before the next call into the module).
+  emscripten::val array(const std::string& name) const {
+    const vq::layout::Result& r = result_;
+    if (name == "ref") return view(r.ref);
+    if (name == "x") return view(r.x);
+    if (name == "y") return view(r.y);
+    if (name == "w") return view(r.w);
+    if (name == "h") return view(r.h);
+    if (name == "layer") return view(r.layer);
+    if (name == "from") return view(r.from);
+    if (name == "to") return view(r.to);
+    if (name == "firstEdge") return view(r.first_edge);
+    if (name == "count") return view(r.count);
+    if (name == "flags") return view(r.flags);
+    if (name == "pointBegin") return view(r.point_begin);
+    if (name == "points") return view(r.points);
+    if (name == "group") return view(r.group);
+    if (name == "groupX") return view(r.group_x);
+    if (name == "groupY") return view(r.group_y);
+    if (name == "groupW") return view(r.group_w);
+    if (name == "groupH") return view(r.group_h);
+    return emscripten::val::undefined();
+  }
+
+ private:
+  vq::layout::Result result_;
 };
 
 std::string version() { return VQ_VERSION; }
@@ -147,14 +288,24 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .field("json", &CallResult::json)
       .field("errorCode", &CallResult::error_code)
       .field("errorMessage", &CallResult::error_message);
-  emscripten::class_<Session>("Session")
+  emscripten::class_<ExternalFiles>("ExternalFiles").function("addExternalFile", &ExternalFiles::addExternalFile);
+  emscripten::class_<Session, emscripten::base<ExternalFiles>>("Session")
       .constructor<>()
-      .function("addExternalFile", &Session::addExternalFile)
       .function("inspect", &Session::inspect)
       .function("compare", &Session::compare)
       .function("open", &Session::open)
       .function("weightLayer", &Session::weightLayer)
       .function("weights", &Session::weights)
-      .function("lint", &Session::lint);
+      .function("lint", &Session::lint)
+      .function("layout", &Session::layout)
+      .function("layoutPair", &Session::layoutPair);
+  emscripten::class_<ModelLayouts, emscripten::base<ExternalFiles>>("ModelLayouts")
+      .constructor<>()
+      .function("open", &ModelLayouts::open)
+      .function("view", &ModelLayouts::view);
+  emscripten::class_<GraphLayout>("GraphLayout")
+      .constructor<>()
+      .function("run", &GraphLayout::run)
+      .function("array", &GraphLayout::array);
   emscripten::function("version", &version);
 }

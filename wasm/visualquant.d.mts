@@ -191,6 +191,172 @@ export interface CompareOptions {
   weights?: boolean;
 }
 
+/** Options of VisualQuant.layout (the same as the CLI's `layout` flags). */
+export interface LayoutOptions {
+  /** 'logical' (default): one node per computation, Q/DQ and rescale chains as edge badges; 'nodes': Q/DQ as nodes. */
+  view?: 'logical' | 'nodes';
+  /** Name-scope groups collapsed: the first view, or exactly `expanded` open. */
+  collapsed?: boolean;
+  /** With `collapsed`: the groups (full scope paths) to show open. */
+  expanded?: string[];
+  /** false: draw every edge in full (default: far readers of shared values get stubs). */
+  stubs?: boolean;
+  /** Measured (width, height) per layout node, by LayoutNode.index; NaN or negative keeps the estimate. */
+  nodeSizes?: ArrayLike<number>;
+  /** Measured (width, height) per group, as listed in LayoutReport.groups. */
+  groupSizes?: ArrayLike<number>;
+}
+
+export interface LayoutNodeBase {
+  id: string;
+  label: string;
+  /** The open group it is drawn in (index into LayoutReport.groups), or null at the top. */
+  parent: number | null;
+  /** Centre and size. */
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export interface LayoutModelNode extends LayoutNodeBase {
+  kind: 'op' | 'input' | 'output';
+  /** Index in the model's layout graph (for nodeSizes). */
+  index: number;
+  /** The logical op (compare report's logical_graphs index), in the logical view. */
+  op?: number;
+}
+
+export interface LayoutGroupNode extends LayoutNodeBase {
+  kind: 'group';
+  /** A collapsed group drawn as one node: its index in LayoutReport.groups. */
+  group: number;
+  members: number;
+}
+
+export interface LayoutEdge {
+  /** Indices into LayoutReport.nodes. */
+  from: number;
+  to: number;
+  /** Polyline x0, y0, x1, y1, ... from source to target; stubs: two pieces of two points each. */
+  points: number[];
+  /** Edges merged into one (into or out of a collapsed group). */
+  count?: number;
+  /** What is folded onto the edge: 'Q/DQ uint8', 'DQ', 'DynQ', 'rescale', joined by '+'. */
+  badge?: string;
+  badge_nodes?: string[];
+  reversed?: true;
+  stub?: true;
+  self_loop?: true;
+}
+
+export interface LayoutGroup {
+  name: string;
+  label: string;
+  parent: number | null;
+  members: number;
+  state: 'expanded' | 'collapsed' | 'hidden';
+  /** x, y (top-left), w, h of an open group with something visible inside. */
+  box: [number, number, number, number] | null;
+}
+
+/** The `visualquant.layout` report, version 1. */
+export interface LayoutReport {
+  report: 'visualquant.layout';
+  version: 1;
+  file: string;
+  view: 'logical' | 'nodes';
+  collapsed: boolean;
+  width: number;
+  height: number;
+  stats: {
+    nodes: number; edges: number; layers: number; dummies: number; crossings: number; edge_length: number;
+    reversed: number; stubs: number; self_loops: number; model_nodes: number; model_edges: number;
+  };
+  nodes: Array<LayoutModelNode | LayoutGroupNode>;
+  edges: LayoutEdge[];
+  groups: LayoutGroup[];
+}
+
+/** The `visualquant.layout_pair` report, version 1: both sides, matched nodes in the same rows. */
+export interface LayoutPairReport {
+  report: 'visualquant.layout_pair';
+  version: 1;
+  argument_order_swapped: boolean;
+  float: LayoutReport;
+  quant: LayoutReport;
+  /** [float node, quant node]: indices into each side's nodes, drawn at the same height. */
+  matches: Array<[number, number]>;
+}
+
+/** A plain graph for VisualQuant.layoutGraph: node sizes, edges, optional groups (-1: none). */
+export interface LayoutGraph {
+  width: ArrayLike<number>;
+  height: ArrayLike<number>;
+  from: ArrayLike<number>;
+  to: ArrayLike<number>;
+  nodeGroup?: ArrayLike<number>;
+  groupParent?: ArrayLike<number>;
+  groupWidth?: ArrayLike<number>;
+  groupHeight?: ArrayLike<number>;
+}
+
+export interface LayoutGraphOptions {
+  nodeSep?: number;
+  edgeSep?: number;
+  rankSep?: number;
+  stubs?: boolean;
+  shareTrunks?: boolean;
+  /** One flag per group (1: collapsed), or 'firstView'. */
+  collapsed?: ArrayLike<number> | 'firstView';
+}
+
+/** Edge flags of LayoutResult.flags. */
+export declare const EdgeFlags: { readonly reversed: 1; readonly stub: 2; readonly selfLoop: 4; readonly aggregate: 8 };
+
+/** The layout of a LayoutGraph as flat typed arrays (visible nodes, visible edges, open groups). */
+export interface LayoutResult {
+  width: number;
+  height: number;
+  layers: number;
+  dummies: number;
+  crossings: number;
+  edgeLength: number;
+  reversed: number;
+  stubs: number;
+  selfLoops: number;
+  /** Per visible node: the input node, or -(group + 1) for a collapsed group. */
+  ref: Int32Array;
+  x: Float64Array;
+  y: Float64Array;
+  w: Float64Array;
+  h: Float64Array;
+  layer: Int32Array;
+  /** Per visible edge: ends (visible node indices), an input edge it stands for, how many, EdgeFlags. */
+  from: Int32Array;
+  to: Int32Array;
+  firstEdge: Int32Array;
+  count: Int32Array;
+  flags: Uint8Array;
+  /** Edge e's points are points[2 * pointBegin[e] .. 2 * pointBegin[e + 1]) as x, y pairs. */
+  pointBegin: Int32Array;
+  points: Float64Array;
+  /** Open groups' boxes: group id, top-left corner and size. */
+  group: Int32Array;
+  groupX: Float64Array;
+  groupY: Float64Array;
+  groupW: Float64Array;
+  groupH: Float64Array;
+}
+
+/** A model opened for many layouts (VisualQuant.openLayout). */
+export interface ModelLayoutViews {
+  /** JSON text of a LayoutReport, the same as VisualQuant.layout gives for these options. */
+  view(options?: LayoutOptions): string;
+  /** Frees the model; view() must not be called afterwards. */
+  close(): void;
+}
+
 export class VisualQuant {
   readonly version: string;
   /** JSON text of an InspectReport; throws VisualQuantError for models that cannot be loaded. */
@@ -201,6 +367,15 @@ export class VisualQuant {
   /** Aligns two models and keeps the comparison open for lazy per-layer questions. */
   open(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
        externalFiles?: Record<string, Uint8Array>): OpenComparison;
+  /** JSON text of a LayoutReport (byte-identical to `visualquant layout MODEL --json -`); throws VisualQuantError. */
+  layout(bytes: Uint8Array, fileName: string, options?: LayoutOptions, externalFiles?: Record<string, Uint8Array>): string;
+  /** Loads a model once for many layouts (expanding and collapsing groups); throws VisualQuantError. */
+  openLayout(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array>): ModelLayoutViews;
+  /** JSON text of a LayoutPairReport, in either argument order; throws VisualQuantError. */
+  layoutPair(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
+             options?: Omit<LayoutOptions, 'nodeSizes' | 'groupSizes'>, externalFiles?: Record<string, Uint8Array>): string;
+  /** The layout engine on a plain graph; throws VisualQuantError ('usage') for edges to missing nodes or bad sizes. */
+  layoutGraph(graph: LayoutGraph, options?: LayoutGraphOptions): LayoutResult;
 }
 
 /** A comparison kept open in the core (see VisualQuant.open); close() frees its memory. */

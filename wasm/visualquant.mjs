@@ -10,21 +10,37 @@ export class VisualQuantError extends Error {
   }
 }
 
-// Copies bytes into the wasm heap with one HEAPU8.set (fast) and returns their address; the
-// pointers go to `held`, for the caller to free.
-function heapWriter(m, held) {
-  return (bytes) => {
-    const pointer = m._malloc(Math.max(bytes.byteLength, 1));
-    if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
-    held.push(pointer);
-    m.HEAPU8.set(bytes, pointer);
-    return pointer;
-  };
-}
-
 function unwrap(result) {
   if (!result.ok) throw new VisualQuantError(result.errorCode, result.errorMessage);
   return result.json;
+}
+
+const RESULT_ARRAYS = ['ref', 'x', 'y', 'w', 'h', 'layer', 'from', 'to', 'firstEdge', 'count', 'flags', 'pointBegin', 'points',
+  'group', 'groupX', 'groupY', 'groupW', 'groupH'];
+
+/** Edge flags of a graph layout (LayoutResult.flags). */
+export const EdgeFlags = Object.freeze({ reversed: 1, stub: 2, selfLoop: 4, aggregate: 8 });
+
+function bytesOf(array) {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+// Layout options as the core reads them: JSON for the flags, measured node sizes as a flat array.
+function layoutOptions({ nodeSizes, groupSizes, ...rest }) {
+  return {
+    json: JSON.stringify(groupSizes ? { ...rest, group_sizes: Array.from(groupSizes) } : rest),
+    sizes: Float64Array.from(nodeSizes ?? []),
+  };
+}
+
+// Pairs two arrays into one typed array [a0, b0, a1, b1, ...].
+function interleave(Type, a, b) {
+  const out = new Type(2 * a.length);
+  for (let i = 0; i < a.length; i++) {
+    out[2 * i] = a[i];
+    out[2 * i + 1] = b[i];
+  }
+  return out;
 }
 
 export class VisualQuant {
@@ -36,6 +52,19 @@ export class VisualQuant {
     return this.module.version();
   }
 
+  // toHeap(bytes) for the calls below: copies bytes into the wasm heap with one HEAPU8.set (fast)
+  // and returns their address, which it adds to `held` for the caller to free.
+  heapWriter(held) {
+    const m = this.module;
+    return (bytes) => {
+      const pointer = m._malloc(Math.max(bytes.byteLength, 1));
+      if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
+      held.push(pointer);
+      m.HEAPU8.set(bytes, pointer);
+      return pointer;
+    };
+  }
+
   // Runs fn(session, toHeap) with a core session that knows the external files; toHeap copies bytes
   // into the wasm heap with one HEAPU8.set (fast) and returns their address. Everything is freed
   // afterwards.
@@ -43,7 +72,7 @@ export class VisualQuant {
     const m = this.module;
     const session = new m.Session();
     const held = [];
-    const toHeap = heapWriter(m, held);
+    const toHeap = this.heapWriter(held);
     try {
       for (const [name, data] of Object.entries(externalFiles)) {
         unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
@@ -75,6 +104,105 @@ export class VisualQuant {
     return this.withSession(externalFiles, (session, toHeap) =>
       unwrap(session.compare(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes), secondBytes.byteLength,
                              secondName, withWeights)));
+  }
+
+  /**
+   * Layout of one model as JSON text (byte-identical to `visualquant layout MODEL --json -` with the
+   * same options). options: { view: 'logical'|'nodes', collapsed, expanded: [group names],
+   * stubs, nodeSizes: (width, height) pairs, groupSizes: pairs }.
+   */
+  layout(bytes, fileName, options = {}, externalFiles = {}) {
+    const { json, sizes } = layoutOptions(options);
+    return this.withSession(externalFiles, (session, toHeap) =>
+      unwrap(session.layout(toHeap(bytes), bytes.byteLength, fileName, json, toHeap(bytesOf(sizes)), sizes.length)));
+  }
+
+  /**
+   * Opens a model for many layouts (the UI expanding and collapsing groups): it is loaded once, each
+   * view lays out only what it shows, and recent views are cached. view(options) returns the same
+   * text as layout(bytes, fileName, options); close() frees the model.
+   */
+  openLayout(bytes, fileName, externalFiles = {}) {
+    const m = this.module;
+    const layouts = new m.ModelLayouts();
+    const held = [];
+    const toHeap = this.heapWriter(held);
+    const close = () => {
+      layouts.delete();
+      for (const p of held) m._free(p);
+      held.length = 0;
+    };
+    try {
+      for (const [name, data] of Object.entries(externalFiles)) unwrap(layouts.addExternalFile(name, toHeap(data), data.byteLength));
+      unwrap(layouts.open(toHeap(bytes), bytes.byteLength, fileName));
+    } catch (e) {
+      close();
+      throw e;
+    }
+    return {
+      view: (options = {}) => {
+        const { json, sizes } = layoutOptions(options);
+        const scratch = [];
+        try {
+          return unwrap(layouts.view(json, this.heapWriter(scratch)(bytesOf(sizes)), sizes.length));
+        } finally {
+          for (const p of scratch) m._free(p);
+        }
+      },
+      close,
+    };
+  }
+
+  /**
+   * The float model and its quantized version side by side, matched ops in the same rows, as JSON
+   * text (byte-identical to `visualquant layout FIRST SECOND --json -`); either order. options: as
+   * for layout, without sizes.
+   */
+  layoutPair(firstBytes, firstName, secondBytes, secondName, options = {}, externalFiles = {}) {
+    return this.withSession(externalFiles, (session, toHeap) =>
+      unwrap(session.layoutPair(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes), secondBytes.byteLength,
+        secondName, JSON.stringify(options))));
+  }
+
+  /**
+   * The layout engine on a plain graph (flat arrays in, typed arrays out): see LayoutGraph and
+   * LayoutResult in visualquant.d.mts.
+   */
+  layoutGraph(graph, options = {}) {
+    const m = this.module;
+    const n = graph.width.length, edges = graph.from.length, groups = graph.groupParent ? graph.groupParent.length : 0;
+    // The core reads exactly n, edges and groups entries from each array: check before it does.
+    const sameLength = (array, length, what) => {
+      if (array && array.length !== length) throw new VisualQuantError('usage', `layout: ${what} must have ${length} entries`);
+    };
+    sameLength(graph.height, n, 'height');
+    sameLength(graph.to, edges, 'to');
+    sameLength(graph.nodeGroup, n, 'nodeGroup');
+    sameLength(graph.groupWidth, groups, 'groupWidth');
+    sameLength(graph.groupHeight, groups, 'groupHeight');
+    if (options.collapsed && options.collapsed !== 'firstView') sameLength(options.collapsed, groups, 'collapsed');
+    const held = [];
+    const write = this.heapWriter(held);
+    const toHeap = (array) => (array ? write(bytesOf(array)) : 0);
+    const { collapsed, ...engine } = options;
+    const runner = new m.GraphLayout();
+    try {
+      const groupSizes = graph.groupWidth && graph.groupHeight ? interleave(Float64Array, graph.groupWidth, graph.groupHeight) : null;
+      const collapsedFlags = collapsed && collapsed !== 'firstView' ? Uint8Array.from(collapsed) : null;
+      if (collapsed === 'firstView') engine.firstView = true;
+      const stats = JSON.parse(unwrap(runner.run(
+        toHeap(interleave(Float64Array, graph.width, graph.height)), n,
+        toHeap(interleave(Int32Array, graph.from, graph.to)), edges,
+        toHeap(graph.nodeGroup ? Int32Array.from(graph.nodeGroup) : null),
+        toHeap(groups ? Int32Array.from(graph.groupParent) : null), groups,
+        toHeap(groupSizes), toHeap(collapsedFlags), JSON.stringify(engine))));
+      const result = { ...stats };
+      for (const name of RESULT_ARRAYS) result[name] = runner.array(name).slice();
+      return result;
+    } finally {
+      runner.delete();
+      for (const p of held) m._free(p);
+    }
   }
 }
 
@@ -122,7 +250,7 @@ VisualQuant.prototype.open = function open(firstBytes, firstName, secondBytes, s
   const m = this.module;
   const session = new m.Session();
   const held = [];
-  const toHeap = heapWriter(m, held);
+  const toHeap = this.heapWriter(held);
   const comparison = new OpenComparison(m, session, held);
   try {
     for (const [name, data] of Object.entries(externalFiles)) unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));

@@ -2,7 +2,9 @@
 //   visualquant inspect MODEL [--json] [--max-elements N]
 //   visualquant compare FLOAT QUANT [--json FILE]
 //   visualquant weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]
+//   visualquant layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--json FILE]
 // Exit codes: 0 ok, 2 usage, 3 the model could not be loaded (invalid, unsafe or unreadable).
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -15,7 +17,9 @@
 #include "report/compare_report.h"
 #include "report/comparison.h"
 #include "report/inspect_report.h"
+#include "report/layout_report.h"
 #include "report/weights_report.h"
+#include "util/format.h"
 #include "util/error.h"
 
 namespace {
@@ -37,7 +41,24 @@ const char* kUsage =
     "      Align a float model with its quantized version: for every node, which node(s) it became,\n"
     "      how sure, and why; fusions found and verified; what stayed float. Which file is the\n"
     "      quantized one is detected, so the order does not matter.\n"
+    "      The weight analysis and the quantization lint (scales, zero points, biases, weights\n"
+    "      left float, per-tensor weights with uneven channels) are included.\n"
     "      --json FILE       also write the versioned JSON report to FILE ('-' for stdout only)\n"
+    "  weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]\n"
+    "      What quantization did to every quantized weight: distributions, error (MSE, SQNR,\n"
+    "      cosine, error in quantization steps), codes used and clipped, outliers, per channel;\n"
+    "      layers ranked worst first.\n"
+    "      --layer ID        one layer's full detail as JSON (a float or quantized node id)\n"
+    "      --csv FILE        also write the ranked table as CSV\n"
+    "      --json FILE       also write the weights JSON ('-' for stdout only)\n"
+    "      --bins N          histogram bins (default 64)\n"
+    "  layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--json FILE]\n"
+    "      Lay one model out (or a float model and its quantized version side by side, matched\n"
+    "      nodes at the same height): node and edge counts, crossings, edge length, time.\n"
+    "      --collapsed       name-scope groups collapsed (--expand GROUP opens one)\n"
+    "      --nodes           Q/DQ and rescale nodes drawn as nodes, not edge badges\n"
+    "      --no-stubs        far-reaching shared values drawn as long edges, not stubs\n"
+    "      --json FILE       also write the layout JSON ('-' for stdout only)\n"
     "  --version             print the version\n"
     "\n"
     "exit codes: 0 ok, 2 usage, 3 the model could not be loaded\n";
@@ -50,6 +71,25 @@ int usage_error(const std::string& message) {
 std::string base_name(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Prints the text summary, or the JSON alone with `--json -`; with `--json FILE`, also writes the
+// JSON there.
+int print_report(const std::string& text, const std::string& json, const std::string& json_path) {
+  if (json_path == "-") {
+    std::cout << json;
+    return kExitOk;
+  }
+  std::cout << text;
+  if (!json_path.empty()) {
+    std::ofstream out(json_path, std::ios::binary | std::ios::trunc);
+    out << json;
+    if (!out) {
+      std::cerr << "visualquant: cannot write '" << json_path << "'\n";
+      return kExitUsage;
+    }
+  }
+  return kExitOk;
 }
 
 // Runs a command's work; a model that cannot be loaded becomes exit code 3 with its error code,
@@ -125,20 +165,62 @@ int run_compare(const std::vector<std::string>& args) {
   std::string current;
   return guarded(&current, [&] {
     const auto report = vq::comparison_report(*compare_files(models, current), true);
-    if (json_path == "-") {
-      std::cout << vq::dump_report(report);
-      return kExitOk;
+    return print_report(vq::compare_text(report), vq::dump_report(report), json_path);
+  });
+}
+
+int run_layout(const std::vector<std::string>& args) {
+  std::vector<std::string> models;
+  std::string json_path;
+  vq::ModelLayoutOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--collapsed") {
+      options.collapsed = true;
+    } else if (a == "--nodes") {
+      options.view = vq::layout::ModelView::Nodes;
+    } else if (a == "--no-stubs") {
+      options.engine.stub_min_span = 0;
+    } else if (a == "--expand" || a == "--json") {
+      if (i + 1 == args.size()) return usage_error(a + " needs a value");
+      if (a == "--json") json_path = args[++i];
+      else options.expanded.push_back(args[++i]);
+    } else if (!a.empty() && a[0] == '-') {
+      return usage_error("unknown option '" + a + "'");
+    } else if (models.size() < 2) {
+      models.push_back(a);
+    } else {
+      return usage_error("layout takes one model, or a float model and its quantized version");
     }
-    std::cout << vq::compare_text(report);
-    if (!json_path.empty()) {
-      std::ofstream out(json_path, std::ios::binary | std::ios::trunc);
-      out << vq::dump_report(report);
-      if (!out) {
-        std::cerr << "visualquant: cannot write '" << json_path << "'\n";
-        return kExitUsage;
-      }
+  }
+  if (models.empty()) return usage_error("layout needs a model file");
+  if (!options.expanded.empty() && !options.collapsed) return usage_error("--expand needs --collapsed");
+  std::string current;
+  return guarded(&current, [&] {
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    std::vector<vq::Model> loaded;
+    for (const std::string& path : models) {
+      current = path;
+      loaded.push_back(vq::load_model_file(path));
     }
-    return kExitOk;
+    current.clear();
+    const auto t1 = clock::now();
+    nlohmann::ordered_json report;
+    std::string text;
+    if (loaded.size() == 1) {
+      report = vq::layout_report(vq::layout_model(loaded[0], options), base_name(models[0]));
+      text = vq::layout_text(report);
+    } else {
+      report = vq::layout_pair_report(vq::layout_model_pair(std::move(loaded[0]), std::move(loaded[1]), base_name(models[0]),
+                                                            base_name(models[1]), options));
+      text = vq::layout_text(report["float"]) + vq::layout_text(report["quant"]) + "rows shared: " +
+             std::to_string(report["matches"].size()) + " matched nodes at the same height on both sides\n";
+    }
+    const auto t2 = clock::now();  // the report is part of the job: the wasm side returns it too
+    const auto ms = [](clock::duration d) { return vq::fixed(std::chrono::duration<double, std::milli>(d).count(), 1); };
+    text += "time: load " + ms(t1 - t0) + " ms, layout " + ms(t2 - t1) + " ms\n";
+    return print_report(text, vq::dump_layout(report), json_path);
   });
 }
 
@@ -218,5 +300,6 @@ int main(int argc, char** argv) {
   if (command == "inspect") return run_inspect(args);
   if (command == "compare") return run_compare(args);
   if (command == "weights") return run_weights(args);
+  if (command == "layout") return run_layout(args);
   return usage_error("unknown command '" + command + "'");
 }

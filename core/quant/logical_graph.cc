@@ -9,14 +9,6 @@
 namespace vq {
 namespace {
 
-// Why a node is folded into another op instead of being one.
-enum class Fold {
-  None,        // a logical op of its own
-  Constant,    // computes a constant (weight preparation)
-  Quant,       // Q, DQ, Cast between them, DynamicQuantizeLinear: passes data through
-  Rescale,     // Cast/Mul/Add after an integer op, and the scale-product Mul
-};
-
 bool is_integer_op(const Node& n) { return n.domain.empty() && (n.op_type == "MatMulInteger" || n.op_type == "ConvInteger"); }
 
 class Builder {
@@ -31,6 +23,7 @@ class Builder {
     make_ops();
     assign_folded_nodes();
     connect();
+    g_.fold = fold_;
     return std::move(g_);
   }
 

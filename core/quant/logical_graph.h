@@ -35,9 +35,18 @@ struct LogicalOp {
   double depth = 0;              // position in topological order, 0..1 within its graph
 };
 
+// Why a model node is folded into a logical op instead of being one.
+enum class Fold : std::uint8_t {
+  None,      // a logical op of its own
+  Constant,  // computes a constant (weight preparation)
+  Quant,     // Q, DQ, Cast between them, DynamicQuantizeLinear: passes data through
+  Rescale,   // Cast/Mul/Add after an integer op, and the scale-product Mul
+};
+
 struct LogicalGraph {
   std::vector<LogicalOp> ops;
   std::vector<LogicalId> owner;  // per model node: the logical op it belongs to (kNone: unused constant)
+  std::vector<Fold> fold;        // per model node: why it is folded (the layout draws Quant/Rescale as edge badges)
 };
 
 LogicalGraph build_logical_graph(const Model& model);

@@ -40,5 +40,19 @@ grep -q '"report": "visualquant.compare"' "$out_dir/r.json" || { echo "FAIL: no 
 rm -rf "$out_dir"
 expect_exit 2 "compare needs two models" "$vq" compare "$fx/examples/float.onnx"
 expect_exit 3 "compare with a bad model" "$vq" compare "$fx/examples/float.onnx" "$fx/bad/truncated.onnx"
+expect_exit 0 "layout prints counts, crossings, length and time" "$vq" layout "$fx/examples/quant_qdq.onnx"
+grep -q "crossings .*total edge length" /tmp/vq_cli_out.$$ && grep -q "^time: load .* ms, layout .* ms" /tmp/vq_cli_out.$$ ||
+  { echo "FAIL: layout summary lacks crossings, length or time"; failures=$((failures + 1)); }
+expect_exit 0 "layout --collapsed --json - prints the layout" "$vq" layout "$fx/examples/quant_qdq.onnx" --collapsed --json -
+grep -q '"report":"visualquant.layout"' /tmp/vq_cli_out.$$ || { echo "FAIL: no layout JSON"; failures=$((failures + 1)); }
+out_dir="$(mktemp -d)"
+expect_exit 0 "layout --nodes --json FILE writes the layout" "$vq" layout "$fx/examples/quant_qdq.onnx" --nodes --json "$out_dir/l.json"
+grep -q '"view":"nodes"' "$out_dir/l.json" || { echo "FAIL: no layout written"; failures=$((failures + 1)); }
+rm -rf "$out_dir"
+expect_exit 0 "layout of a pair lays both out side by side" "$vq" layout "$fx/examples/quant_qdq.onnx" "$fx/examples/float.onnx"
+grep -q "^rows shared: " /tmp/vq_cli_out.$$ || { echo "FAIL: paired layout lacks the shared rows line"; failures=$((failures + 1)); }
+expect_exit 2 "layout needs a model" "$vq" layout
+expect_exit 2 "--expand needs --collapsed" "$vq" layout "$fx/examples/float.onnx" --expand a
+expect_exit 3 "layout of a bad model" "$vq" layout "$fx/bad/truncated.onnx"
 rm -f /tmp/vq_cli_out.$$ /tmp/vq_cli_err.$$
 [ "$failures" = 0 ]

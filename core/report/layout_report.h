@@ -1,0 +1,91 @@
+// The `layout` of one model: what `visualquant layout --json` prints and the wasm module returns.
+// Compact versioned JSON (coordinates rounded to 0.01), byte-identical on every platform.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layout/layout_graph.h"
+#include "layout/model_graph.h"
+#include "model/model.h"
+#include "quant/logical_graph.h"
+
+namespace vq {
+
+constexpr int kLayoutReportVersion = 1;
+
+struct ModelLayoutOptions {
+  layout::ModelView view = layout::ModelView::Logical;
+  // Collapsed groups: with `collapsed` and no `expanded`, the first view (groups opened level by
+  // level while at most 200 nodes show); with `expanded`, exactly the groups named there are open.
+  bool collapsed = false;
+  std::vector<std::string> expanded;
+  // Sizes the UI measured: (width, height) per layout node / group, in the order of the report's
+  // "index" / group list; missing, negative or NaN entries keep the estimate from the label.
+  std::vector<double> node_sizes, group_sizes;
+  layout::Options engine;
+};
+
+// Options from their JSON form (the wasm side): {"view": "logical"|"nodes", "collapsed": bool,
+// "expanded": [names], "group_sizes": [w, h, ...], "stubs": bool}; unknown keys are refused.
+ModelLayoutOptions layout_options_from_json(const std::string& text);
+
+struct ModelLayout {
+  layout::ModelGraph graph;
+  layout::Result result;
+  std::vector<std::uint8_t> collapsed;  // per group, as used
+};
+
+ModelLayout layout_model(const Model& model, const ModelLayoutOptions& options);
+
+// The float model and its quantized version, side by side (layout::layout_pair): each op the
+// alignment matches one to one, and each graph input and output of the same name, sits in the same
+// row on both sides. The models may come in either order, as for compare.
+struct PairedModelLayout {
+  ModelLayout float_side, quant_side;
+  std::string float_name, quant_name;
+  bool swapped = false;
+  std::vector<std::pair<std::int32_t, std::int32_t>> matches;  // visible nodes in the same row (float, quant)
+};
+PairedModelLayout layout_model_pair(Model first, Model second, std::string first_name, std::string second_name,
+                                    const ModelLayoutOptions& options);
+
+nlohmann::ordered_json layout_report(const ModelLayout& layout, const std::string& file_name);
+nlohmann::ordered_json layout_report(const layout::ModelGraph& graph, const layout::Result& result,
+                                     const std::vector<std::uint8_t>& collapsed, const std::string& file_name);
+
+// {"report": "visualquant.layout_pair", "version": 1, "argument_order_swapped", "float": <layout
+// report>, "quant": <layout report>, "matches": [[float node, quant node], ...]} (indices into each
+// side's "nodes").
+nlohmann::ordered_json layout_pair_report(const PairedModelLayout& pair);
+
+// One model opened for many views, as the UI expands and collapses groups: the model is loaded and
+// its logical graph and layout graphs built once; each view lays out only what it shows (a
+// collapsed group is one node), and the last views are kept, so going back to one costs nothing.
+// Measured sizes, once given, stay for the later views.
+class LayoutSession {
+ public:
+  LayoutSession(Model model, std::string file_name);
+  // The layout JSON (as dump_layout of layout_report), the same bytes as layout_model gives.
+  std::string layout(const ModelLayoutOptions& options);
+
+ private:
+  static constexpr std::size_t kCachedViews = 16;
+  Model model_;
+  std::string file_name_;
+  LogicalGraph logical_;
+  std::map<int, layout::ModelGraph> graphs_;  // by view
+  std::map<std::string, std::string> cache_;  // by the options that matter
+  std::vector<std::string> recent_;          // cache keys, least recently used first
+};
+
+// Compact serialisation (no indentation, trailing newline): a 50,000-node layout stays small.
+std::string dump_layout(const nlohmann::ordered_json& report);
+
+// The CLI's summary lines: counts, crossings, total edge length.
+std::string layout_text(const nlohmann::ordered_json& report);
+
+}  // namespace vq
