@@ -5,19 +5,11 @@
 // analysis' cost, set against the numpy peer by bench/weights_bench.py.
 //   node bench/weights_bench.mjs FLOAT QUANT WASM_DIST [REPEATS]
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { loadCore, median, time } from './wasm_bench_support.mjs';
 
 const [floatPath, quantPath, dist, repeatsArg] = process.argv.slice(2);
 const repeats = Number(repeatsArg ?? 3);
-const { loadVisualQuant } = await import(pathToFileURL(path.join(dist, 'visualquant.mjs')).href);
-const vq = await loadVisualQuant({ wasmBinary: readFileSync(path.join(dist, 'visualquant_core.wasm')) });
-const median = (v) => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)];
-const time = (f) => {
-  const t0 = process.hrtime.bigint();
-  const r = f();
-  return [Number(process.hrtime.bigint() - t0) / 1e9, r];
-};
+const vq = await loadCore(dist);
 const a = readFileSync(floatPath), b = readFileSync(quantPath);
 vq.compare(a, 'float.onnx', b, 'quant.onnx', {}, { weights: false });  // warm-up: JIT, heap growth
 const without = [], withWeights = [];
