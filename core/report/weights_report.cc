@@ -208,6 +208,7 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options) {
                                      static_cast<double>(layers.size()) / static_cast<double>(total)
                                : 0;
     score[i] = sensitivity(sqnr[i], share);
+    if (std::isnan(score[i])) score[i] = INFINITY;  // NaN or infinite weights: the worst layer (and a strict order)
     layers[i]["sensitivity"] = num(score[i]);
   }
   std::vector<std::size_t> order(layers.size());

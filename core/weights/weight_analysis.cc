@@ -215,7 +215,8 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
   auto bin_of = [&](double v) -> std::size_t {
     if (!(hi > lo)) return 0;
     const double x = (v - lo) / (hi - lo) * static_cast<double>(bins);
-    return x >= static_cast<double>(bins) ? bins - 1 : x <= 0 ? 0 : static_cast<std::size_t>(x);
+    if (!(x > 0)) return 0;  // NaN too: a corrupt weight must not make the cast undefined
+    return x >= static_cast<double>(bins) ? bins - 1 : static_cast<std::size_t>(x);
   };
   QuantileFinder fquant(fm.count(), fm.min(), fm.max()), qquant(qm.count(), qm.min(), qm.max());
   const double mean = out.float_values.mean, limit = options.outlier_sigmas * out.float_values.std;

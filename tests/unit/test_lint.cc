@@ -3,9 +3,11 @@
 #define BOOST_TEST_MODULE lint
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <set>
 
 #include "lint/quant_lint.h"
+#include "report/weights_report.h"
 #include "unit/test_support.h"
 
 using namespace vq;
@@ -223,4 +225,19 @@ BOOST_AUTO_TEST_CASE(concat_inputs_on_different_scales_are_flagged) {
   std::multiset<std::string> found;
   for (const LintFinding& x : lint_quantization(*cmp)) found.insert(x.check);
   BOOST_TEST(found.count("concat_scales_differ") == 1u);
+}
+
+// A corrupt float weight (NaN, infinities) is measured, not a crash: the analysis and the lint run
+// and rank that layer first. (Found by the fuzzer: a NaN reached a float-to-integer cast.)
+BOOST_AUTO_TEST_CASE(non_finite_weights_are_measured_without_undefined_behaviour) {
+  ConvCase good;
+  ConvCase corrupt = good;
+  corrupt.weight[3] = std::nanf("");
+  corrupt.weight[7] = INFINITY;
+  const auto cmp = run_comparison(load_bytes(float_model(corrupt)), load_bytes(quant_model(good)), "f", "q");
+  const auto report = weights_report(*cmp, WeightAnalysisOptions{});
+  BOOST_REQUIRE(report["layers"].size() == 1u);
+  BOOST_TEST(report["layers"][0]["rank"] == 1);
+  BOOST_TEST(report["layers"][0]["error"]["sqnr_db"].is_null());  // not a number: reported as null
+  (void)lint_quantization(*cmp);
 }
