@@ -46,7 +46,7 @@ OUTLIER_SIGMAS = 6.0
 # What the peer takes from `visualquant weights --json`: which ops are paired and which adjustments
 # (a folded BatchNormalization, an AWQ pre-quantization scale) the pairing found; no measure.
 PAIRING_KEYS = ("entry", "float_node", "quant_node", "float_op_type", "quant_op_type", "shape", "batchnorm_folded",
-                "pre_quant_scale")
+                "pre_quant_scale", "output_rescale")
 LISTED_OUTLIERS = 32
 
 # ---------------------------------------------------------------------------------------------
@@ -524,6 +524,21 @@ def pre_quant_scale(m, n, cols):
     raise ValueError(f"no pre-quantization scale of length {cols} before '{n.name}'")
 
 
+def output_rescale(m, n, rows):
+    """A per-channel Mul/Div by a constant right after the quantized op (QAT exports divide the
+    output by the BatchNorm scale folded into the fake-quantized weight): the factor per row."""
+    consumers = [c for c in m.nodes if n.output[0] in c.input]
+    for c in consumers:
+        if c.op_type not in ("Mul", "Div"):
+            continue
+        for i in c.input:
+            if i != n.output[0] and m.is_constant(i):
+                v = values_of(m.value(i)).astype(np.float64).ravel()
+                if v.size == rows:
+                    return v if c.op_type == "Mul" else np.where(v != 0, 1.0 / np.where(v != 0, v, 1.0), 0.0)
+    raise ValueError(f"no per-channel rescale after '{n.name}'")
+
+
 # ---------------------------------------------------------------------------------------------
 # Measures.
 
@@ -565,14 +580,18 @@ def histogram(x, lo, hi, bins):
     return np.histogram(x, bins=bins, range=(lo, hi))[0]
 
 
-def analyze(f, qv, bins, col_factor=None):
+def analyze(f, qv, bins, col_factor=None, row_factor=None):
     """f: float weight [rows, cols] (float64); qv: the dequantised side (Quantized or plain);
-    col_factor: per column, multiplies the dequantised weight (an AWQ pre-quantization scale)."""
+    col_factor: per column, multiplies the dequantised weight (an AWQ pre-quantization scale);
+    row_factor: per row, multiplies it too (a per-channel rescale after the op, QAT)."""
     rows, cols = f.shape
     q = qv.values.astype(np.float64) if isinstance(qv, Quantized) else qv
     c_f = np.ones(cols) if col_factor is None else col_factor
+    r_f = np.ones(rows) if row_factor is None else row_factor
     if col_factor is not None:
         q = q * c_f[None, :]
+    if row_factor is not None:
+        q = q * r_f[:, None]
     e = q - f
     ae = np.abs(e)
     ee_r, ff_r, qq_r, fq_r = (e * e).sum(1), (f * f).sum(1), (q * q).sum(1), (f * q).sum(1)
@@ -599,6 +618,8 @@ def analyze(f, qv, bins, col_factor=None):
         c = qv.codes.astype(np.float64)
         step = qv.steps.astype(np.float64)
         s = step * np.abs(c_f)[None, :] if col_factor is not None else step  # step of the effective weight
+        if row_factor is not None:
+            s = s * np.abs(r_f)[:, None]
         z = qv.zps.astype(np.float64)
         qmin, qmax = code_range(qv.code_type)
         levels = qmax - qmin + 1
@@ -643,16 +664,18 @@ def layer(fm, qm, pair, bins):
     if pair.get("batchnorm_folded"):
         f = f * fold_factor(fm, fnode)[:, None]
     col_factor = pre_quant_scale(qm, qnode, f.shape[1]) if pair.get("pre_quant_scale") else None
+    row_factor = output_rescale(qm, qnode, f.shape[0]) if pair.get("output_rescale") else None
     if isinstance(qv, Quantized):
-        out = analyze(f, qv.map(lambda a: canonical(np.asarray(a), qaxis)), bins, col_factor)
+        out = analyze(f, qv.map(lambda a: canonical(np.asarray(a), qaxis)), bins, col_factor, row_factor)
     else:
-        out = analyze(f, canonical(values_of(qv), qaxis).astype(np.float64), bins, col_factor)
+        out = analyze(f, canonical(values_of(qv), qaxis).astype(np.float64), bins, col_factor, row_factor)
     if "shape" in pair and list(pair["shape"]) != out["shape"]:
         raise ValueError(f"{pair['float_node']}: canonical shape {out['shape']} != pairing {pair['shape']}")
     result = {k: pair[k] for k in ("entry", "float_node", "quant_node", "float_op_type", "quant_op_type") if k in pair}
     result.update(out)
     result["batchnorm_folded"] = bool(pair.get("batchnorm_folded"))
     result["pre_quant_scale"] = bool(pair.get("pre_quant_scale"))
+    result["output_rescale"] = bool(pair.get("output_rescale"))
     return result
 
 

@@ -165,7 +165,7 @@ export interface Distribution {
 export interface WeightLayer {
   entry: number; rank: number; float_node: string; quant_node: string;
   float_op_type: string; quant_op_type: string; shape: [number, number]; parameters: number;
-  batchnorm_folded: boolean; note?: string;
+  batchnorm_folded: boolean; pre_quant_scale: boolean; output_rescale: boolean; note?: string;
   float: Distribution; dequantized: Distribution;
   error: { mse: number; rmse: number; max_abs: number; max_abs_at: [number, number]; sqnr_db: number | null;
            cosine: number; relative_l2: number; mean_abs_lsb: number | null; max_abs_lsb: number | null };

@@ -85,6 +85,29 @@ std::vector<double> pre_quant_scale(const Comparison& c, LogicalId quant_op, std
   return {};
 }
 
+// A per-channel rescale the quantized side applies right after the op (in the op's entry, found
+// by the aligner as part of its lowering): QAT exports fold BatchNorm's scale into the
+// fake-quantized weight and divide the output by it again. The effective weight is the
+// dequantised one times that factor (or divided by the divisor).
+std::vector<double> quant_rescale(const Comparison& c, const MappingEntry& e, LogicalId quant_op, std::uint64_t rows) {
+  for (LogicalId q : e.quant_ops) {
+    if (q == quant_op) continue;
+    const LogicalOp& op = c.quant_graph.ops[q];
+    if (op.cls != "mul" && op.cls != "div") continue;
+    const Node& n = c.quant_model.nodes[op.primary];
+    if (std::find(op.preds.begin(), op.preds.end(), quant_op) == op.preds.end()) continue;
+    for (ValueId in : n.inputs) {
+      const auto k = evaluate_constant(c.quant_model, in, rows);
+      if (!k || k->values.size() != rows || rows < 2) continue;
+      std::vector<double> factor = k->values;
+      if (op.cls == "div")
+        for (double& f : factor) f = f != 0 ? 1.0 / f : 0.0;
+      return factor;
+    }
+  }
+  return {};
+}
+
 double sensitivity(double sqnr_db, double share) {
   if (std::isinf(sqnr_db) && sqnr_db > 0) return 0;
   return std::pow(10.0, -sqnr_db / 10) * share;
@@ -113,6 +136,7 @@ std::vector<WeightPair> weight_pairs(const Comparison& c) {
     WeightPair p{i, *f, *q, {}};
     p.adjust.float_row_factor = fold_factor(c, e, fd->rows);
     p.adjust.quant_col_factor = pre_quant_scale(c, *q, qd->cols);
+    p.adjust.quant_row_factor = quant_rescale(c, e, *q, qd->rows);
     out.push_back(std::move(p));
   }
   return out;
@@ -131,11 +155,15 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
   out["parameters"] = a.rows * a.cols;
   out["batchnorm_folded"] = !p.adjust.float_row_factor.empty();
   out["pre_quant_scale"] = !p.adjust.quant_col_factor.empty();
+  out["output_rescale"] = !p.adjust.quant_row_factor.empty();
   std::string note;
   if (!p.adjust.float_row_factor.empty()) note = "compared with the float weight times gamma/sqrt(var+eps) of the folded BatchNormalization";
   if (!p.adjust.quant_col_factor.empty())
     note += std::string(note.empty() ? "" : "; ") +
             "the dequantised weight is multiplied back by the activation's pre-quantization scale (AWQ / SmoothQuant)";
+  if (!p.adjust.quant_row_factor.empty())
+    note += std::string(note.empty() ? "" : "; ") +
+            "the dequantised weight is multiplied by the per-channel rescale applied after the op (QAT's BatchNorm unfolding)";
   if (!note.empty()) out["note"] = note;
   out["float"] = distribution_json(a.float_values);
   out["dequantized"] = distribution_json(a.dequantized);

@@ -32,7 +32,8 @@ struct Block {
 class BlockReader {
  public:
   BlockReader(const WeightView& fw, const WeightView& qw, const WeightAdjustments& adjust)
-      : fw_(fw), qw_(qw), factor_(adjust.float_row_factor), col_factor_(adjust.quant_col_factor) {
+      : fw_(fw), qw_(qw), factor_(adjust.float_row_factor), col_factor_(adjust.quant_col_factor),
+        quant_row_factor_(adjust.quant_row_factor) {
     per_block_ = std::max<std::uint64_t>(1, kBlockElements / std::max<std::uint64_t>(1, fw.layout.cols));
   }
   bool has_codes() const { return qw_.values.codes != nullptr; }
@@ -54,6 +55,9 @@ class BlockReader {
       if (!col_factor_.empty())
         for (std::uint64_t r = 0; r < b.rows; ++r)
           for (std::uint64_t c = 0; c < b.cols; ++c) b.q[r * b.cols + c] *= col_factor_[c];
+      if (!quant_row_factor_.empty())
+        for (std::uint64_t r = 0; r < b.rows; ++r)
+          for (std::uint64_t c = 0; c < b.cols; ++c) b.q[r * b.cols + c] *= quant_row_factor_[b.first + r];
       if (with_codes && has_codes()) {
         b.codes.resize(n);
         b.steps.resize(n);
@@ -61,6 +65,9 @@ class BlockReader {
         if (!col_factor_.empty())
           for (std::uint64_t r = 0; r < b.rows; ++r)
             for (std::uint64_t c = 0; c < b.cols; ++c) b.steps[r * b.cols + c] *= std::fabs(col_factor_[c]);
+        if (!quant_row_factor_.empty())
+          for (std::uint64_t r = 0; r < b.rows; ++r)
+            for (std::uint64_t c = 0; c < b.cols; ++c) b.steps[r * b.cols + c] *= std::fabs(quant_row_factor_[b.first + r]);
       }
       visit(b);
     }
@@ -71,6 +78,7 @@ class BlockReader {
   const WeightView& qw_;
   const std::vector<double>& factor_;
   const std::vector<double>& col_factor_;
+  const std::vector<double>& quant_row_factor_;
   std::uint64_t per_block_;
 };
 

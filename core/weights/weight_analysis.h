@@ -64,6 +64,10 @@ struct WeightAdjustments {
   // Per element of a channel (column): multiplies the dequantised weight and its steps (an AWQ /
   // SmoothQuant pre-quantization scale on the activation, folded back); empty for none.
   std::vector<double> quant_col_factor;
+  // Per channel (row): multiplies the dequantised weight and its steps (a per-channel Mul/Div the
+  // quantized side applies right after the op, as QAT exports do to undo the BatchNorm scale
+  // folded into the fake-quantized weight); empty for none.
+  std::vector<double> quant_row_factor;
 };
 
 WeightAnalysis analyze_weight_pair(const WeightView& float_weight, const WeightView& quant_weight,
