@@ -1,13 +1,12 @@
 #include "model/model_loader.h"
 
-#include <filesystem>
-#include <fstream>
 
 #include "model/graph_builder.h"
 #include "model/onnx_checks.h"
 #include "model/skeleton.h"
 #include "onnx/onnx_pb.h"
 #include "util/error.h"
+#include "util/file_bytes.h"
 
 namespace vq {
 
@@ -76,19 +75,6 @@ Model load_model(SharedBytes bytes, std::shared_ptr<const ExternalDataSource> ex
   ctx.limits = options.limits;
   build_graphs(m, ctx);
   return m;
-}
-
-SharedBytes read_file_bytes(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw Error(ErrorCode::Io, "'" + path + "' is not a readable file");
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error(ErrorCode::Io, "cannot open '" + path + "'");
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw Error(ErrorCode::Io, "cannot read the size of '" + path + "'");
-  std::unique_ptr<std::uint8_t[]> bytes(new std::uint8_t[static_cast<std::size_t>(size) + 1]);
-  in.seekg(0);
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.get()), size)) throw Error(ErrorCode::Io, "cannot read '" + path + "'");
-  return SharedBytes::from_buffer(std::move(bytes), static_cast<std::size_t>(size));
 }
 
 Model load_model_file(const std::string& path, const LoadOptions& options) {

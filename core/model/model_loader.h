@@ -11,6 +11,7 @@
 #include "model/external_data.h"
 #include "model/model.h"
 #include "model/tensor_reader.h"
+#include "util/file_bytes.h"  // read_file_bytes, for callers that hold the bytes themselves
 
 namespace vq {
 
@@ -25,8 +26,5 @@ Model load_model(SharedBytes bytes, std::shared_ptr<const ExternalDataSource> ex
 
 // Reads the file and resolves external data next to it. Read-only: nothing is written anywhere.
 Model load_model_file(const std::string& path, const LoadOptions& options = {});
-
-// Reads a whole file into memory; throws Error(Io).
-SharedBytes read_file_bytes(const std::string& path);
 
 }  // namespace vq

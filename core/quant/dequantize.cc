@@ -139,26 +139,35 @@ ElementDequantizer::ElementDequantizer(const Model& model, const Tensor& x, cons
   out_type_ = scale.type->type;
 }
 
+namespace {
+
+// visit(j, k): element first + j uses scale / zero point k. Per axis, the channel index is walked
+// along the run instead of divided out of every element.
+template <typename Visit>
+void for_each_parameter(const QuantBroadcast& b, std::uint64_t first, std::size_t count, Visit visit) {
+  if (b.kind != QuantBroadcast::Kind::PerAxis) {
+    for (std::size_t j = 0; j < count; ++j) visit(j, b.index(first + j));
+    return;
+  }
+  std::uint64_t k = (first / b.inner) % b.axis_len;
+  std::uint64_t within = first % b.inner;
+  for (std::size_t j = 0; j < count; ++j) {
+    visit(j, k);
+    if (++within == b.inner) {
+      within = 0;
+      if (++k == b.axis_len) k = 0;
+    }
+  }
+}
+
+}  // namespace
+
 void ElementDequantizer::read(std::uint64_t first, std::size_t count, double* out) const {
   codes_.read(first, count, out);
   const bool has_zp = !zero_points_.empty();
-  if (broadcast_.kind != QuantBroadcast::Kind::PerAxis) {
-    for (std::size_t j = 0; j < count; ++j) {
-      const std::uint64_t k = broadcast_.index(first + j);
-      out[j] = dequantized_value(out[j], has_zp ? zero_points_[k] : 0.0, scales_[k], out_type_);
-    }
-    return;
-  }
-  // Per axis: walk the channel index along the run instead of dividing for every element.
-  std::uint64_t k = (first / broadcast_.inner) % broadcast_.axis_len;
-  std::uint64_t within = first % broadcast_.inner;
-  for (std::size_t j = 0; j < count; ++j) {
+  for_each_parameter(broadcast_, first, count, [&](std::size_t j, std::uint64_t k) {
     out[j] = dequantized_value(out[j], has_zp ? zero_points_[k] : 0.0, scales_[k], out_type_);
-    if (++within == broadcast_.inner) {
-      within = 0;
-      if (++k == broadcast_.axis_len) k = 0;
-    }
-  }
+  });
 }
 
 double ElementDequantizer::at(std::uint64_t i) const {
@@ -173,7 +182,7 @@ void ElementDequantizer::code_at(std::uint64_t i, double& code, double& step) co
 
 void ElementDequantizer::read_codes(std::uint64_t first, std::size_t count, double* codes, double* steps) const {
   codes_.read(first, count, codes);
-  for (std::size_t j = 0; j < count; ++j) steps[j] = scales_[broadcast_.index(first + j)];
+  for_each_parameter(broadcast_, first, count, [&](std::size_t j, std::uint64_t k) { steps[j] = scales_[k]; });
 }
 
 std::optional<std::pair<double, double>> integer_code_range(const ElementTypeInfo& type) {

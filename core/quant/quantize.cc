@@ -5,13 +5,6 @@
 
 namespace vq {
 
-double quantize_value(double x, double scale, double zero_point, double qmin, double qmax) {
-  // std::nearbyint rounds half to even in the default rounding mode, like numpy's rint.
-  const float ratio = static_cast<float>(x) / static_cast<float>(scale);
-  const double q = std::nearbyint(static_cast<double>(ratio)) + zero_point;
-  return std::min(qmax, std::max(qmin, q));
-}
-
 std::vector<double> quantize_linear(const std::vector<double>& x, const std::vector<std::int64_t>& dims,
                                     const std::vector<double>& scale, const std::vector<double>& zero_point,
                                     std::int64_t axis, double qmin, double qmax) {
@@ -40,7 +33,7 @@ DynamicQuantization dynamic_quantize_linear(const std::vector<double>& x) {
   const float scale = (hi - lo) / 255.0f;
   d.scale = scale;
   const float intermediate = 0.0f - lo / scale;
-  d.zero_point = scale > 0 ? std::min(255.0, std::max(0.0, std::nearbyint(static_cast<double>(intermediate)))) : 0.0;
+  d.zero_point = scale > 0 ? std::min(255.0, std::max(0.0, round_half_even(static_cast<double>(intermediate)))) : 0.0;
   d.codes.resize(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) d.codes[i] = scale > 0 ? quantize_value(x[i], scale, d.zero_point, 0, 255) : d.zero_point;
   return d;

@@ -3,13 +3,31 @@
 // scalar rule to tell whether stored codes are the nearest ones for the float weight.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 namespace vq {
 
+// Rounds to the nearest integer, halves to even, like numpy's rint and std::nearbyint in the
+// default rounding mode, but inline: adding and removing 2^52 leaves no fraction bits, and the
+// addition itself rounds half to even. Exact for every double (|x| >= 2^52, infinities and NaN
+// are returned as they are; the sign of zero is kept).
+inline double round_half_even(double x) {
+  constexpr double kTwo52 = 4503599627370496.0;
+  const double a = std::fabs(x);
+  if (!(a < kTwo52)) return x;
+  return std::copysign((a + kTwo52) - kTwo52, x);
+}
+
 // One value: saturate(round_half_even(float32(x) / float32(scale)) + zero_point) into [qmin, qmax].
-double quantize_value(double x, double scale, double zero_point, double qmin, double qmax);
+// Inline: weight analysis applies it to every element.
+inline double quantize_value(double x, double scale, double zero_point, double qmin, double qmax) {
+  const float ratio = static_cast<float>(x) / static_cast<float>(scale);
+  const double q = round_half_even(static_cast<double>(ratio)) + zero_point;
+  return std::min(qmax, std::max(qmin, q));
+}
 
 // QuantizeLinear over a row-major tensor; scale and zero point per tensor (size 1) or per `axis`.
 std::vector<double> quantize_linear(const std::vector<double>& x, const std::vector<std::int64_t>& dims,

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "quant/constant_eval.h"
 #include "quant/weight_view.h"
+#include "util/parallel.h"
 
 namespace vq {
 namespace {
@@ -218,17 +220,38 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
 
 json weights_report(const Comparison& c, const WeightAnalysisOptions& options) {
   const std::vector<WeightPair> pairs = weight_pairs(c);
+  // Each pair is analysed on its own (the models are only read): one per core, the biggest first
+  // so that no core is left with a large one at the end; results kept in pair order.
+  struct Result {
+    std::optional<json> layer;
+    double sqnr = 0;
+    std::uint64_t parameters = 0;
+  };
+  std::vector<Result> results(pairs.size());
+  std::vector<std::size_t> largest_first(pairs.size());
+  std::vector<std::uint64_t> size(pairs.size());
+  std::vector<std::optional<WeightView>> float_views(pairs.size()), quant_views(pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    float_views[i] = op_weight_view(c.float_model, c.float_graph.ops[pairs[i].float_op]);
+    quant_views[i] = op_weight_view(c.quant_model, c.quant_graph.ops[pairs[i].quant_op]);
+    size[i] = float_views[i] ? float_views[i]->layout.rows * float_views[i]->layout.cols : 0;
+    largest_first[i] = i;
+  }
+  std::stable_sort(largest_first.begin(), largest_first.end(), [&](std::size_t a, std::size_t b) { return size[a] > size[b]; });
+  parallel_for(pairs.size(), [&](std::size_t k) {
+    const std::size_t i = largest_first[k];
+    if (!float_views[i] || !quant_views[i]) return;
+    const WeightAnalysis a = analyze_weight_pair(*float_views[i], *quant_views[i], pairs[i].adjust, options);
+    results[i] = {weight_layer_json(c, pairs[i], a, true), a.error.sqnr_db, a.rows * a.cols};
+  });
   std::vector<json> layers;
   std::vector<double> sqnr;
   std::uint64_t total = 0;
-  for (const WeightPair& p : pairs) {
-    const auto fw = op_weight_view(c.float_model, c.float_graph.ops[p.float_op]);
-    const auto qw = op_weight_view(c.quant_model, c.quant_graph.ops[p.quant_op]);
-    if (!fw || !qw) continue;
-    const WeightAnalysis a = analyze_weight_pair(*fw, *qw, p.adjust, options);
-    layers.push_back(weight_layer_json(c, p, a, true));
-    sqnr.push_back(a.error.sqnr_db);
-    total += a.rows * a.cols;
+  for (Result& r : results) {
+    if (!r.layer) continue;
+    layers.push_back(std::move(*r.layer));
+    sqnr.push_back(r.sqnr);
+    total += r.parameters;
   }
   std::vector<double> score(layers.size());
   for (std::size_t i = 0; i < layers.size(); ++i) {

@@ -26,4 +26,12 @@ SharedBytes SharedBytes::borrow(const std::uint8_t* data, std::size_t size) {
   return out;
 }
 
+SharedBytes SharedBytes::owned_by(std::shared_ptr<const void> owner, const std::uint8_t* data, std::size_t size) {
+  SharedBytes out;
+  out.data_ = data;
+  out.size_ = size;
+  out.owner_ = std::move(owner);
+  return out;
+}
+
 }  // namespace vq

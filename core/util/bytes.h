@@ -31,6 +31,8 @@ class SharedBytes {
   static SharedBytes from_buffer(std::unique_ptr<std::uint8_t[]> bytes, std::size_t size);
   // Wraps memory the caller keeps alive for the lifetime of every copy (wasm heap buffers).
   static SharedBytes borrow(const std::uint8_t* data, std::size_t size);
+  // Bytes kept alive by `owner` (a file mapping that unmaps itself when the last copy goes).
+  static SharedBytes owned_by(std::shared_ptr<const void> owner, const std::uint8_t* data, std::size_t size);
 
   ByteView view() const { return {data_, size_}; }
   const std::uint8_t* data() const { return data_; }

@@ -2,32 +2,63 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace vq {
 
 void MomentAccumulator::add(const double* v, std::size_t n) {
   if (n == 0) return;
-  // The block's own moments about its mean (two passes over a block in cache), then merged.
-  double sum = 0, lo = v[0], hi = v[0];
+  // The block's own moments about its mean (two passes over a block in cache), then merged. Each
+  // sum is kept in four interleaved parts: one running sum waits on the adder's latency at every
+  // element, four keep it busy.
+  constexpr std::size_t kWays = 4;
+  double part[kWays] = {}, lo[kWays], hi[kWays];
   std::uint64_t zeros = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    sum += v[i];
-    lo = std::min(lo, v[i]);
-    hi = std::max(hi, v[i]);
+  for (std::size_t k = 0; k < kWays; ++k) lo[k] = hi[k] = v[0];
+  std::size_t i = 0;
+  for (; i + kWays <= n; i += kWays)
+    for (std::size_t k = 0; k < kWays; ++k) {
+      const double x = v[i + k];
+      part[k] += x;
+      lo[k] = std::min(lo[k], x);
+      hi[k] = std::max(hi[k], x);
+      zeros += x == 0;
+    }
+  for (; i < n; ++i) {
+    part[0] += v[i];
+    lo[0] = std::min(lo[0], v[i]);
+    hi[0] = std::max(hi[0], v[i]);
     zeros += v[i] == 0;
   }
+  const double sum = (part[0] + part[1]) + (part[2] + part[3]);
   const double nb = static_cast<double>(n), mean_b = sum / nb;
-  double m2 = 0, m3 = 0, m4 = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  double p2[kWays] = {}, p3[kWays] = {}, p4[kWays] = {};
+  i = 0;
+  for (; i + kWays <= n; i += kWays)
+    for (std::size_t k = 0; k < kWays; ++k) {
+      const double d = v[i + k] - mean_b, d2 = d * d;
+      p2[k] += d2;
+      p3[k] += d2 * d;
+      p4[k] += d2 * d2;
+    }
+  for (; i < n; ++i) {
     const double d = v[i] - mean_b, d2 = d * d;
-    m2 += d2;
-    m3 += d2 * d;
-    m4 += d2 * d2;
+    p2[0] += d2;
+    p3[0] += d2 * d;
+    p4[0] += d2 * d2;
   }
+  const double m2 = (p2[0] + p2[1]) + (p2[2] + p2[3]);
+  const double m3 = (p3[0] + p3[1]) + (p3[2] + p3[3]);
+  const double m4 = (p4[0] + p4[1]) + (p4[2] + p4[3]);
+  for (std::size_t k = 1; k < kWays; ++k) {
+    lo[0] = std::min(lo[0], lo[k]);
+    hi[0] = std::max(hi[0], hi[k]);
+  }
+  const double block_lo = lo[0], block_hi = hi[0];
   if (n_ == 0) {
-    min_ = lo;
-    max_ = hi;
+    min_ = block_lo;
+    max_ = block_hi;
     mean_ = mean_b;
     m2_ = m2;
     m3_ = m3;
@@ -43,8 +74,8 @@ void MomentAccumulator::add(const double* v, std::size_t n) {
     m2_ = m2_new;
     m3_ = m3_new;
     m4_ = m4_new;
-    min_ = std::min(min_, lo);
-    max_ = std::max(max_, hi);
+    min_ = std::min(min_, block_lo);
+    max_ = std::max(max_, block_hi);
   }
   n_ += n;
   zeros_ += zeros;
@@ -70,18 +101,30 @@ Distribution MomentAccumulator::result() const {
 }
 
 namespace {
-constexpr std::size_t kFineBins = 4096;
 
 // numpy's _lerp: a + t (b - a), computed from b's side when t >= 0.5 (exact at both ends).
 double lerp(double a, double b, double t) {
   const double diff = b - a;
   return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
 }
+
+// Spare bin tables of this thread. A table of 2^16 bins is 1.5 MB: allocated afresh for every
+// weight, it would be faulted in page by page each time.
+thread_local std::vector<std::vector<QuantileFinder::Bin>> spare_tables;
+
 }  // namespace
 
-QuantileFinder::QuantileFinder(std::uint64_t count, double min, double max)
-    : count_(count), min_(min), max_(max), bins_(kFineBins, 0), bin_lo_(kFineBins, std::numeric_limits<double>::infinity()),
-      bin_hi_(kFineBins, -std::numeric_limits<double>::infinity()) {
+QuantileFinder::QuantileFinder(std::uint64_t count) : count_(count) {
+  // About four values per bin, between 2^8 and 2^16 bins: small tensors get small tables.
+  unsigned bits = 8;
+  while (bits < 16 && (std::uint64_t{1} << (bits + 2)) < count) ++bits;
+  shift_ = 32 - bits;
+  const std::size_t bins = std::size_t{1} << bits;
+  if (!spare_tables.empty()) {
+    bins_ = std::move(spare_tables.back());
+    spare_tables.pop_back();
+  }
+  bins_.assign(bins, Bin{0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), -1});
   for (double q : kQuantiles) {
     if (count == 0) break;
     const double h = static_cast<double>(count - 1) * q;
@@ -93,55 +136,53 @@ QuantileFinder::QuantileFinder(std::uint64_t count, double min, double max)
   ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
 }
 
-std::size_t QuantileFinder::bin_of(double v) const {
-  if (!(max_ > min_)) return 0;
-  const double x = (v - min_) / (max_ - min_) * static_cast<double>(kFineBins);
-  if (!(x >= 0)) return 0;
-  return std::min(kFineBins - 1, static_cast<std::size_t>(x));
-}
-
 void QuantileFinder::count_pass(const double* v, std::size_t n) {
+  Bin* bins = bins_.data();
   for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t b = bin_of(v[i]);
-    ++bins_[b];
-    bin_lo_[b] = std::min(bin_lo_[b], v[i]);
-    bin_hi_[b] = std::max(bin_hi_[b], v[i]);
+    Bin& b = bins[bin_of(v[i])];
+    ++b.count;
+    b.lo = v[i] < b.lo ? v[i] : b.lo;
+    b.hi = v[i] > b.hi ? v[i] : b.hi;
   }
 }
 
 void QuantileFinder::locate() {
-  if (counted_) return;
-  counted_ = true;
-  rank_bin_.clear();
-  bin_start_.clear();
+  if (located_) return;
+  located_ = true;
   std::uint64_t before = 0;
   std::size_t b = 0;
+  const std::size_t bins = bins_.size();
   for (std::uint64_t r : ranks_) {
-    while (b < kFineBins && before + bins_[b] <= r) before += bins_[b++];
-    rank_bin_.push_back(std::min(b, kFineBins - 1));
+    while (b < bins && before + bins_[b].count <= r) before += bins_[b++].count;
+    rank_bin_.push_back(std::min(b, bins - 1));
     bin_start_.push_back(before);
   }
-  collected_.assign(ranks_.size(), {});
+  // One collection per distinct wanted bin that holds more than one distinct value.
+  for (std::size_t k = 0; k < rank_bin_.size(); ++k) {
+    const std::size_t wanted = rank_bin_[k];
+    if (bins_[wanted].slot >= 0 || !(bins_[wanted].lo < bins_[wanted].hi)) continue;
+    bins_[wanted].slot = static_cast<std::int32_t>(collected_.size());
+    collected_.emplace_back();
+    collected_.back().reserve(static_cast<std::size_t>(bins_[wanted].count));
+  }
 }
 
-bool QuantileFinder::needs_collect_pass() const {
-  const_cast<QuantileFinder*>(this)->locate();
-  for (std::size_t b : rank_bin_)
-    if (bin_lo_[b] != bin_hi_[b]) return true;
-  return false;
+QuantileFinder::~QuantileFinder() {
+  if (spare_tables.size() < 4) spare_tables.push_back(std::move(bins_));
+}
+
+bool QuantileFinder::needs_collect_pass() {
+  locate();
+  return !collected_.empty();
 }
 
 void QuantileFinder::collect_pass(const double* v, std::size_t n) {
   locate();
-  // Distinct wanted bins, each collected once.
+  if (collected_.empty()) return;
+  const Bin* bins = bins_.data();
   for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t b = bin_of(v[i]);
-    for (std::size_t k = 0; k < rank_bin_.size(); ++k) {
-      if (rank_bin_[k] != b || bin_lo_[b] == bin_hi_[b]) continue;
-      if (k > 0 && rank_bin_[k - 1] == b) break;  // the first rank of this bin holds its values
-      collected_[k].push_back(v[i]);
-      break;
-    }
+    const std::int32_t s = bins[bin_of(v[i])].slot;
+    if (s >= 0) collected_[static_cast<std::size_t>(s)].push_back(v[i]);
   }
 }
 
@@ -152,16 +193,15 @@ std::array<double, kQuantiles.size()> QuantileFinder::quantiles() {
   std::vector<double> order_stat(ranks_.size());
   for (std::size_t k = 0; k < ranks_.size(); ++k) {
     const std::size_t b = rank_bin_[k];
-    if (bin_lo_[b] == bin_hi_[b]) {
-      order_stat[k] = bin_lo_[b];
+    const std::int32_t s = bins_[b].slot;
+    if (s < 0) {  // the bin holds one distinct value
+      order_stat[k] = bins_[b].lo;
       continue;
     }
-    std::size_t owner = k;
-    while (owner > 0 && rank_bin_[owner - 1] == b) --owner;
-    std::vector<double>& values = collected_[owner];
+    std::vector<double>& values = collected_[static_cast<std::size_t>(s)];
     const auto at = static_cast<std::ptrdiff_t>(ranks_[k] - bin_start_[k]);
     if (at < 0 || at >= static_cast<std::ptrdiff_t>(values.size())) {
-      order_stat[k] = bin_lo_[b];  // not collected (no collect pass): the bin's bound
+      order_stat[k] = bins_[b].lo;  // not collected (no collect pass): the bin's bound
       continue;
     }
     std::nth_element(values.begin(), values.begin() + at, values.end());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <queue>
 #include <unordered_set>
 
 #include "quant/quantize.h"
@@ -10,7 +11,9 @@
 namespace vq {
 namespace {
 
-constexpr std::uint64_t kBlockElements = 1 << 16;
+// Elements per read: the four buffers (float, dequantised, codes, steps) stay in L2, and are
+// reused from read to read (fresh large buffers cost a page fault per 4 KB on first touch).
+constexpr std::size_t kChunk = 1 << 14;
 
 double sqnr_db(double signal, double noise) {
   if (noise <= 0) return std::numeric_limits<double>::infinity();
@@ -23,64 +26,241 @@ double cosine(double ff, double qq, double fq) {
   return fq / std::sqrt(ff * qq);
 }
 
-// Both sides of one block of canonical rows, the float side scaled by its row factor.
-struct Block {
-  std::uint64_t first = 0, rows = 0, cols = 0;
-  std::vector<double> f, q, codes, steps;
+// The order in which elements are read: flat position p of the read order holds canonical
+// element (row, col) with row = (p / inner) % rows and col = (p / (inner * rows)) * inner +
+// p % inner. When both sides store the weight the same way this is their own stored order (each
+// read is one contiguous run, whatever the channel axis); otherwise it is the canonical order
+// (inner = cols), and each side is gathered into it.
+struct Walk {
+  std::uint64_t rows = 1, cols = 0, inner = 1;
+  std::uint64_t canonical(std::uint64_t p) const {
+    const std::uint64_t block = p / inner;
+    return (block % rows) * cols + (block / rows) * inner + p % inner;
+  }
 };
 
-class BlockReader {
+// Visits [p, p + n) of the read order as segments of one row and consecutive columns:
+// visit(row, col, offset in the chunk, length). Steps a cursor instead of dividing per element.
+template <typename Visit>
+void for_each_segment(const Walk& w, std::uint64_t p, std::size_t n, Visit visit) {
+  std::uint64_t within = p % w.inner, block = p / w.inner;
+  std::uint64_t row = block % w.rows, outer = block / w.rows;
+  for (std::size_t j = 0; j < n;) {
+    const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(n - j, w.inner - within));
+    visit(row, outer * w.inner + within, j, len);
+    j += len;
+    within += len;
+    if (within == w.inner) {
+      within = 0;
+      if (++row == w.rows) {
+        row = 0;
+        ++outer;
+      }
+    }
+  }
+}
+
+// The smallest `limit` canonical indices offered, for "first listed" outliers and clipped values
+// found in read order.
+class FirstIndices {
  public:
-  BlockReader(const WeightView& fw, const WeightView& qw, const WeightAdjustments& adjust)
-      : fw_(fw), qw_(qw), factor_(adjust.float_row_factor), col_factor_(adjust.quant_col_factor),
-        quant_row_factor_(adjust.quant_row_factor) {
-    per_block_ = std::max<std::uint64_t>(1, kBlockElements / std::max<std::uint64_t>(1, fw.layout.cols));
+  explicit FirstIndices(std::size_t limit) : limit_(limit) {}
+  void offer(std::uint64_t index) {
+    if (heap_.size() < limit_) heap_.push(index);
+    else if (limit_ > 0 && index < heap_.top()) {
+      heap_.pop();
+      heap_.push(index);
+    }
+  }
+  std::vector<std::uint64_t> sorted() {
+    std::vector<std::uint64_t> out;
+    for (; !heap_.empty(); heap_.pop()) out.push_back(heap_.top());
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  std::size_t limit_;
+  std::priority_queue<std::uint64_t> heap_;
+};
+
+// One chunk of both sides in read order, the adjustments applied.
+struct Chunk {
+  std::uint64_t first = 0;  // read-order position of element 0
+  std::size_t size = 0;
+  std::vector<double> f, q, codes, steps;
+  bool with_codes = false;
+};
+
+class ChunkReader {
+ public:
+  ChunkReader(const WeightView& fw, const WeightView& qw, const WeightAdjustments& adjust)
+      : fw_(fw), qw_(qw), adjust_(adjust) {
+    const WeightLayout& a = fw.layout;
+    const WeightLayout& b = qw.layout;
+    same_order_ = a.rows == b.rows && a.cols == b.cols && a.inner == b.inner && a.vector == b.vector;
+    walk_.rows = std::max<std::uint64_t>(1, a.rows);
+    walk_.cols = a.cols;
+    walk_.inner = same_order_ && !a.vector ? std::max<std::uint64_t>(1, a.inner) : std::max<std::uint64_t>(1, a.cols);
+    // Gathered reads take whole canonical rows.
+    rows_per_chunk_ = std::max<std::uint64_t>(1, kChunk / std::max<std::uint64_t>(1, a.cols));
   }
   bool has_codes() const { return qw_.values.codes != nullptr; }
+  const Walk& walk() const { return walk_; }
 
   template <typename Visit>
-  void each(bool with_codes, Visit visit) const {
-    Block b;
-    b.cols = fw_.layout.cols;
-    for (b.first = 0; b.first < fw_.layout.rows; b.first += b.rows) {
-      b.rows = std::min(per_block_, fw_.layout.rows - b.first);
-      const auto n = static_cast<std::size_t>(b.rows * b.cols);
-      b.f.resize(n);
-      b.q.resize(n);
-      read_weight_rows(fw_, b.first, b.rows, b.f.data());
-      read_weight_rows(qw_, b.first, b.rows, b.q.data());
-      if (!factor_.empty())
-        for (std::uint64_t r = 0; r < b.rows; ++r)
-          for (std::uint64_t c = 0; c < b.cols; ++c) b.f[r * b.cols + c] *= factor_[b.first + r];
-      if (!col_factor_.empty())
-        for (std::uint64_t r = 0; r < b.rows; ++r)
-          for (std::uint64_t c = 0; c < b.cols; ++c) b.q[r * b.cols + c] *= col_factor_[c];
-      if (!quant_row_factor_.empty())
-        for (std::uint64_t r = 0; r < b.rows; ++r)
-          for (std::uint64_t c = 0; c < b.cols; ++c) b.q[r * b.cols + c] *= quant_row_factor_[b.first + r];
-      if (with_codes && has_codes()) {
-        b.codes.resize(n);
-        b.steps.resize(n);
-        read_code_rows(qw_, b.first, b.rows, b.codes.data(), b.steps.data());
-        if (!col_factor_.empty())
-          for (std::uint64_t r = 0; r < b.rows; ++r)
-            for (std::uint64_t c = 0; c < b.cols; ++c) b.steps[r * b.cols + c] *= std::fabs(col_factor_[c]);
-        if (!quant_row_factor_.empty())
-          for (std::uint64_t r = 0; r < b.rows; ++r)
-            for (std::uint64_t c = 0; c < b.cols; ++c) b.steps[r * b.cols + c] *= std::fabs(quant_row_factor_[b.first + r]);
-      }
-      visit(b);
+  void each(bool with_codes, Chunk& c, Visit visit) const {
+    c.with_codes = with_codes && has_codes();
+    const std::uint64_t total = fw_.layout.rows * fw_.layout.cols;
+    const std::uint64_t step = same_order_ ? kChunk : rows_per_chunk_ * walk_.cols;
+    for (c.first = 0; c.first < total; c.first += c.size) {
+      c.size = static_cast<std::size_t>(std::min<std::uint64_t>(step, total - c.first));
+      read(c);
+      adjust(c);
+      visit(static_cast<const Chunk&>(c));
     }
   }
 
  private:
+  void read(Chunk& c) const {
+    const std::size_t n = c.size;
+    c.f.resize(n);
+    c.q.resize(n);
+    if (c.with_codes) {
+      c.codes.resize(n);
+      c.steps.resize(n);
+    }
+    if (same_order_) {
+      fw_.values.read_run(c.first, n, c.f.data());
+      qw_.values.read_run(c.first, n, c.q.data());
+      if (c.with_codes) qw_.values.codes->read_run(c.first, n, c.codes.data(), c.steps.data());
+      return;
+    }
+    const std::uint64_t row = c.first / walk_.cols, rows = n / walk_.cols;
+    read_weight_rows(fw_, row, rows, c.f.data());
+    read_weight_rows(qw_, row, rows, c.q.data());
+    if (c.with_codes) read_code_rows(qw_, row, rows, c.codes.data(), c.steps.data());
+  }
+
+  void adjust(Chunk& c) const {
+    const std::vector<double>& row_f = adjust_.float_row_factor;
+    const std::vector<double>& col_q = adjust_.quant_col_factor;
+    const std::vector<double>& row_q = adjust_.quant_row_factor;
+    if (row_f.empty() && col_q.empty() && row_q.empty()) return;
+    const bool steps = c.with_codes;
+    for_each_segment(walk_, c.first, c.size, [&](std::uint64_t row, std::uint64_t col, std::size_t at, std::size_t len) {
+      double* f = c.f.data() + at;
+      double* q = c.q.data() + at;
+      double* s = steps ? c.steps.data() + at : nullptr;
+      if (!row_f.empty())
+        for (std::size_t k = 0; k < len; ++k) f[k] *= row_f[row];
+      if (!col_q.empty())
+        for (std::size_t k = 0; k < len; ++k) {
+          q[k] *= col_q[col + k];
+          if (s) s[k] *= std::fabs(col_q[col + k]);
+        }
+      if (!row_q.empty())
+        for (std::size_t k = 0; k < len; ++k) {
+          q[k] *= row_q[row];
+          if (s) s[k] *= std::fabs(row_q[row]);
+        }
+    });
+  }
+
   const WeightView& fw_;
   const WeightView& qw_;
-  const std::vector<double>& factor_;
-  const std::vector<double>& col_factor_;
-  const std::vector<double>& quant_row_factor_;
-  std::uint64_t per_block_;
+  const WeightAdjustments& adjust_;
+  bool same_order_ = true;
+  Walk walk_;
+  std::uint64_t rows_per_chunk_ = 1;
 };
+
+// Per-channel sums, indexed by canonical row whatever the read order.
+struct RowSums {
+  explicit RowSums(std::uint64_t rows)
+      : ee(rows), ff(rows), qq(rows), fq(rows), max_abs(rows), min(rows, std::numeric_limits<double>::infinity()),
+        max(rows, -std::numeric_limits<double>::infinity()) {}
+  std::vector<double> ee, ff, qq, fq, max_abs, min, max;
+};
+
+// What the stored codes say, element by element: which levels are used, saturation, the error in
+// steps, and whether each code is QuantizeLinear's nearest one for the float value.
+class CodeTally {
+ public:
+  explicit CodeTally(const CodeUsage* usage) {
+    if (!usage) return;
+    qmin_ = usage->qmin;
+    qmax_ = usage->qmax;
+    counts_.assign(usage->counts.size(), 0);
+  }
+
+  // clip(k) is told of each element k whose nearest code lies outside [qmin, qmax].
+  template <typename Clip>
+  void add(const double* f, const double* q, const double* codes, const double* steps, std::size_t n, Clip clip) {
+    std::uint64_t* counts = counts_.data();
+    const bool narrow = !counts_.empty();
+    for (std::size_t k = 0; k < n; ++k) {
+      const double code = codes[k], step = steps[k];
+      if (narrow) {
+        if (code >= qmin_ && code <= qmax_) ++counts[static_cast<std::size_t>(code - qmin_)];
+      } else {
+        wide_codes_.insert(code);  // types wider than 16 bits (int32 biases): distinct values
+      }
+      at_qmin_ += code == qmin_;
+      at_qmax_ += code == qmax_;
+      if (!(step > 0)) continue;
+      if (step != last_step_) {  // steps repeat along a channel or block: divide once per change
+        last_step_ = step;
+        inverse_step_ = 1 / step;
+      }
+      const double lsb = std::fabs(q[k] - f[k]) * inverse_step_;
+      lsb_sum_ += lsb;
+      ++lsb_count_;
+      max_lsb_ = std::max(max_lsb_, lsb);
+      // QuantizeLinear's rule decides both: the nearest code for the float value (float32
+      // division, half to even) is clipped when it lies outside [qmin, qmax], and the stored
+      // code is "not nearest" when it differs from the saturated one. The zero point is what
+      // the code and its dequantised value imply (q / step is code - zero point up to rounding
+      // far below one half).
+      const double zero_point = round_half_even(code - q[k] * inverse_step_);
+      const double unclamped = quantize_value(f[k], step, zero_point, -INFINITY, INFINITY);
+      if (unclamped < qmin_ || unclamped > qmax_) {
+        clip(k);
+        ++clipped_;
+      }
+      not_nearest_ += std::min(qmax_, std::max(qmin_, unclamped)) != code;
+    }
+  }
+
+  void finish(CodeUsage& u, ErrorMeasures& error, std::uint64_t& clipped) const {
+    u.counts = counts_;
+    u.at_qmin = at_qmin_;
+    u.at_qmax = at_qmax_;
+    u.not_nearest = not_nearest_;
+    for (std::uint64_t c : counts_) u.levels_used += c > 0;
+    u.levels_used += wide_codes_.size();
+    error.mean_abs_lsb = lsb_count_ ? lsb_sum_ / static_cast<double>(lsb_count_) : 0;
+    error.max_abs_lsb = max_lsb_;
+    clipped = clipped_;
+  }
+
+ private:
+  double qmin_ = 0, qmax_ = 0;
+  std::vector<std::uint64_t> counts_;
+  std::unordered_set<double> wide_codes_;
+  std::uint64_t at_qmin_ = 0, at_qmax_ = 0, not_nearest_ = 0, lsb_count_ = 0, clipped_ = 0;
+  double lsb_sum_ = 0, max_lsb_ = 0, last_step_ = 0, inverse_step_ = 0;
+};
+
+CodeUsage code_usage_of(const CodeAccess& a) {
+  CodeUsage u;
+  u.type = a.type;
+  u.qmin = a.qmin;
+  u.qmax = a.qmax;
+  u.levels_total = static_cast<std::uint64_t>(a.qmax - a.qmin + 1);
+  if (u.levels_total <= (1u << 16)) u.counts.assign(static_cast<std::size_t>(u.levels_total), 0);
+  return u;
+}
 
 }  // namespace
 
@@ -90,121 +270,105 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
   out.rows = fw.layout.rows;
   out.cols = fw.layout.cols;
   const std::uint64_t rows = out.rows, cols = out.cols;
-  const BlockReader reader(fw, qw, adjust);
+  const ChunkReader reader(fw, qw, adjust);
+  const Walk& walk = reader.walk();
+  thread_local Chunk chunk;  // reused: fresh 128 KB buffers would be faulted in for every weight
 
-  // Pass 1: moments, errors, codes, per-channel sums.
+  // Pass 1: moments, errors, codes, per-channel sums, quantile bins.
   MomentAccumulator fm, qm;
-  double ee = 0, ff = 0, qq = 0, fq = 0, lsb_sum = 0;
-  std::uint64_t lsb_count = 0;
+  QuantileFinder fquant(rows * cols), qquant(rows * cols);
+  RowSums sums(rows);
   ChannelSeries& ch = out.channels;
-  std::vector<double> ch_ff(rows), ch_qq(rows), ch_fq(rows);
-  if (options.per_channel) {
-    ch.float_min.assign(rows, 0);
-    ch.float_max.assign(rows, 0);
-    ch.mse.assign(rows, 0);
-    ch.max_abs.assign(rows, 0);
-    if (reader.has_codes()) {
+  if (reader.has_codes()) {
+    out.codes = code_usage_of(*qw.values.codes);
+    if (options.per_channel) {
       ch.step.assign(rows, 0);
       ch.zero_point.assign(rows, 0);
     }
   }
-  if (reader.has_codes()) {
-    const CodeAccess& a = *qw.values.codes;
-    CodeUsage u;
-    u.type = a.type;
-    u.qmin = a.qmin;
-    u.qmax = a.qmax;
-    u.levels_total = static_cast<std::uint64_t>(a.qmax - a.qmin + 1);
-    if (u.levels_total <= (1u << 16)) u.counts.assign(static_cast<std::size_t>(u.levels_total), 0);
-    out.codes = u;
-  }
-  // Codes of types wider than 16 bits (int32 biases) are counted as distinct values.
-  std::unordered_set<double> wide_codes;
-  reader.each(true, [&](const Block& b) {
-    fm.add(b.f.data(), b.f.size());
-    qm.add(b.q.data(), b.q.size());
-    for (std::uint64_t r = 0; r < b.rows; ++r) {
-      const std::uint64_t row = b.first + r;
-      double rmin = std::numeric_limits<double>::infinity(), rmax = -rmin, ree = 0, rmax_abs = 0, rff = 0, rqq = 0, rfq = 0;
-      for (std::uint64_t c = 0; c < b.cols; ++c) {
-        const std::size_t i = static_cast<std::size_t>(r * b.cols + c);
-        const double f = b.f[i], q = b.q[i], e = q - f, a = std::fabs(e);
+  CodeTally tally(out.codes ? &*out.codes : nullptr);
+  FirstIndices clipped(options.listed_outliers);
+  reader.each(true, chunk, [&](const Chunk& c) {
+    fm.add(c.f.data(), c.size);
+    qm.add(c.q.data(), c.size);
+    fquant.count_pass(c.f.data(), c.size);
+    qquant.count_pass(c.q.data(), c.size);
+    for_each_segment(walk, c.first, c.size, [&](std::uint64_t row, std::uint64_t col, std::size_t at, std::size_t len) {
+      const double* f = c.f.data() + at;
+      const double* q = c.q.data() + at;
+      double ree = 0, rff = 0, rqq = 0, rfq = 0, rmin = sums.min[row], rmax = sums.max[row], rmax_abs = sums.max_abs[row];
+      for (std::size_t k = 0; k < len; ++k) {
+        const double e = q[k] - f[k], a = std::fabs(e);
         ree += e * e;
-        rff += f * f;
-        rqq += q * q;
-        rfq += f * q;
-        rmin = std::min(rmin, f);
-        rmax = std::max(rmax, f);
-        if (a > rmax_abs) rmax_abs = a;
-        if (a > out.error.max_abs) {
-          out.error.max_abs = a;
-          out.error.max_abs_index = row * cols + c;
-        }
-        if (!b.codes.empty()) {
-          CodeUsage& u = *out.codes;
-          const double code = b.codes[i], step = b.steps[i];
-          if (!u.counts.empty() && code >= u.qmin && code <= u.qmax) ++u.counts[static_cast<std::size_t>(code - u.qmin)];
-          else if (u.counts.empty()) wide_codes.insert(code);
-          u.at_qmin += code == u.qmin;
-          u.at_qmax += code == u.qmax;
-          if (step > 0) {
-            const double lsb = a / step;
-            lsb_sum += lsb;
-            ++lsb_count;
-            out.error.max_abs_lsb = std::max(out.error.max_abs_lsb, lsb);
-            // QuantizeLinear's rule decides both: the nearest code for the float value (float32
-            // division, half to even) is clipped when it lies outside [qmin, qmax], and the stored
-            // code is "not nearest" when it differs from the saturated one.
-            const double zero_point = std::nearbyint(code - q / step);
-            const double unclamped = quantize_value(f, step, zero_point, -INFINITY, INFINITY);
-            if (unclamped < u.qmin || unclamped > u.qmax) {
-              if (out.clipped_indices.size() < options.listed_outliers) out.clipped_indices.push_back(row * cols + c);
-              ++out.outliers_beyond_clip;
-            }
-            u.not_nearest += std::min(u.qmax, std::max(u.qmin, unclamped)) != code;
+        rff += f[k] * f[k];
+        rqq += q[k] * q[k];
+        rfq += f[k] * q[k];
+        rmin = std::min(rmin, f[k]);
+        rmax = std::max(rmax, f[k]);
+        rmax_abs = std::max(rmax_abs, a);
+      }
+      sums.ee[row] += ree;
+      sums.ff[row] += rff;
+      sums.qq[row] += rqq;
+      sums.fq[row] += rfq;
+      sums.min[row] = rmin;
+      sums.max[row] = rmax;
+      sums.max_abs[row] = rmax_abs;
+      // The largest error, first in canonical order among equals (the read order may differ).
+      if (rmax_abs >= out.error.max_abs && rmax_abs > 0) {
+        for (std::size_t k = 0; k < len; ++k) {
+          const double a = std::fabs(q[k] - f[k]);
+          const std::uint64_t index = row * cols + col + k;
+          if (a > out.error.max_abs || (a == out.error.max_abs && index < out.error.max_abs_index)) {
+            out.error.max_abs = a;
+            out.error.max_abs_index = index;
           }
         }
       }
-      ee += ree;
-      ff += rff;
-      qq += rqq;
-      fq += rfq;
-      if (options.per_channel) {
-        ch.float_min[row] = b.cols ? rmin : 0;
-        ch.float_max[row] = b.cols ? rmax : 0;
-        ch.mse[row] = b.cols ? ree / static_cast<double>(b.cols) : 0;
-        ch.max_abs[row] = rmax_abs;
-        ch_ff[row] = rff;
-        ch_qq[row] = rqq;
-        ch_fq[row] = rfq;
-        if (!b.codes.empty() && b.cols) {
-          const std::size_t i = static_cast<std::size_t>(r * b.cols);
-          ch.step[row] = b.steps[i];
-          ch.zero_point[row] = b.steps[i] > 0 ? std::nearbyint(b.codes[i] - b.q[i] / b.steps[i]) : 0;
-        }
+      if (!c.with_codes) return;
+      const double* codes = c.codes.data() + at;
+      const double* steps = c.steps.data() + at;
+      tally.add(f, q, codes, steps, len, [&](std::size_t k) { clipped.offer(row * cols + col + k); });
+      if (col == 0 && options.per_channel) {
+        ch.step[row] = steps[0];
+        ch.zero_point[row] = steps[0] > 0 ? round_half_even(codes[0] - q[0] / steps[0]) : 0;
       }
-    }
+    });
   });
   out.float_values = fm.result();
   out.dequantized = qm.result();
+  out.clipped_indices = clipped.sorted();
+  double ee = 0, ff = 0, qq = 0, fq = 0;
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    ee += sums.ee[r];
+    ff += sums.ff[r];
+    qq += sums.qq[r];
+    fq += sums.fq[r];
+  }
   const double n = static_cast<double>(std::max<std::uint64_t>(1, fm.count()));
   out.error.mse = ee / n;
   out.error.rmse = std::sqrt(out.error.mse);
   out.error.sqnr_db = sqnr_db(ff, ee);
   out.error.cosine = cosine(ff, qq, fq);
   out.error.relative_l2 = ff > 0 ? std::sqrt(ee / ff) : 0;
-  out.error.mean_abs_lsb = lsb_count ? lsb_sum / static_cast<double>(lsb_count) : 0;
-  if (out.codes) {
-    for (std::uint64_t c : out.codes->counts) out.codes->levels_used += c > 0;
-    out.codes->levels_used += wide_codes.size();
-  }
+  if (out.codes) tally.finish(*out.codes, out.error, out.outliers_beyond_clip);
   if (options.per_channel) {
+    const bool has_cols = cols > 0;
+    ch.float_min.assign(rows, 0);
+    ch.float_max.assign(rows, 0);
+    ch.mse.assign(rows, 0);
+    ch.max_abs = sums.max_abs;
     ch.sqnr_db.resize(rows);
     ch.cosine.resize(rows);
     double widest = 0, narrowest = std::numeric_limits<double>::infinity();
     for (std::uint64_t r = 0; r < rows; ++r) {
-      ch.sqnr_db[r] = sqnr_db(ch_ff[r], ch.mse[r] * static_cast<double>(cols));
-      ch.cosine[r] = cosine(ch_ff[r], ch_qq[r], ch_fq[r]);
+      if (has_cols) {
+        ch.float_min[r] = sums.min[r];
+        ch.float_max[r] = sums.max[r];
+        ch.mse[r] = sums.ee[r] / static_cast<double>(cols);
+      }
+      ch.sqnr_db[r] = sqnr_db(sums.ff[r], ch.mse[r] * static_cast<double>(cols));
+      ch.cosine[r] = cosine(sums.ff[r], sums.qq[r], sums.fq[r]);
       const double range = ch.float_max[r] - ch.float_min[r];
       widest = std::max(widest, range);
       if (range > 0) narrowest = std::min(narrowest, range);
@@ -212,7 +376,7 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
     ch.range_spread = narrowest < std::numeric_limits<double>::infinity() ? widest / narrowest : 1;
   }
 
-  // Pass 2: histograms on shared bins, quantile bins, outliers.
+  // Pass 2: histograms on shared bins, outliers, the values of the quantiles' bins.
   const double lo = std::min(out.float_values.min, out.dequantized.min);
   const double hi = std::max(out.float_values.max, out.dequantized.max);
   const std::size_t bins = std::max<std::size_t>(1, options.histogram_bins);
@@ -220,33 +384,36 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
   for (std::size_t k = 0; k <= bins; ++k) out.histogram_edges[k] = lo + (hi - lo) * static_cast<double>(k) / static_cast<double>(bins);
   out.float_histogram.assign(bins, 0);
   out.dequantized_histogram.assign(bins, 0);
+  // (v - lo) / (hi - lo) * bins, as the division numpy's histogram uses (a reciprocal would move
+  // values that sit exactly on an edge).
+  const double width = hi - lo, last = static_cast<double>(bins);
   auto bin_of = [&](double v) -> std::size_t {
-    if (!(hi > lo)) return 0;
-    const double x = (v - lo) / (hi - lo) * static_cast<double>(bins);
-    if (!(x > 0)) return 0;  // NaN too: a corrupt weight must not make the cast undefined
-    return x >= static_cast<double>(bins) ? bins - 1 : static_cast<std::size_t>(x);
+    const double x = (v - lo) / width * last;
+    if (!(x > 0)) return 0;  // NaN too (and an empty range): a corrupt weight must not make the cast undefined
+    return x >= last ? bins - 1 : static_cast<std::size_t>(x);
   };
-  QuantileFinder fquant(fm.count(), fm.min(), fm.max()), qquant(qm.count(), qm.min(), qm.max());
   const double mean = out.float_values.mean, limit = options.outlier_sigmas * out.float_values.std;
-  reader.each(false, [&](const Block& b) {
-    fquant.count_pass(b.f.data(), b.f.size());
-    qquant.count_pass(b.q.data(), b.q.size());
-    for (std::size_t i = 0; i < b.f.size(); ++i) {
-      ++out.float_histogram[bin_of(b.f[i])];
-      ++out.dequantized_histogram[bin_of(b.q[i])];
-      if (limit > 0 && std::fabs(b.f[i] - mean) > limit) {
-        if (out.outlier_indices.size() < options.listed_outliers) out.outlier_indices.push_back(b.first * cols + i);
-        ++out.outliers_beyond_sigma;
-      }
+  FirstIndices outliers(options.listed_outliers);
+  const bool collect = fquant.needs_collect_pass() || qquant.needs_collect_pass();
+  reader.each(false, chunk, [&](const Chunk& c) {
+    if (collect) {
+      fquant.collect_pass(c.f.data(), c.size);
+      qquant.collect_pass(c.q.data(), c.size);
     }
+    std::uint64_t* fh = out.float_histogram.data();
+    std::uint64_t* qh = out.dequantized_histogram.data();
+    for (std::size_t i = 0; i < c.size; ++i) {
+      ++fh[bin_of(c.f[i])];
+      ++qh[bin_of(c.q[i])];
+    }
+    if (limit > 0)
+      for (std::size_t i = 0; i < c.size; ++i)
+        if (std::fabs(c.f[i] - mean) > limit) {
+          outliers.offer(walk.canonical(c.first + i));
+          ++out.outliers_beyond_sigma;
+        }
   });
-
-  // Pass 3, only when a wanted order statistic shares its fine bin with other values.
-  if (fquant.needs_collect_pass() || qquant.needs_collect_pass())
-    reader.each(false, [&](const Block& b) {
-      fquant.collect_pass(b.f.data(), b.f.size());
-      qquant.collect_pass(b.q.data(), b.q.size());
-    });
+  out.outlier_indices = outliers.sorted();
   out.float_values.quantiles = fquant.quantiles();
   out.dequantized.quantiles = qquant.quantiles();
   return out;
