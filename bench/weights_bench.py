@@ -11,8 +11,9 @@ run, same machine, same pair; median of REPEATS runs of each.
           Target >= 3x. Also printed: against the peer's analysis alone (its own clock, onnx.load
           excluded), the strictest reading.
   memory  max RSS (/usr/bin/time -v) of the native weights run minus the max RSS of one run of
-          build/native/bench/vq_bench_compare FLOAT QUANT 1 (load both models, align them, write
-          the alignment report: compare_models without weights). `visualquant compare` is no
+          build/native/bench/vq_bench_compare FLOAT QUANT 1 mapped (load both models, align them,
+          write the alignment report: compare_models without weights). Both map the files whole
+          (MAP_POPULATE), so both count the files' pages. `visualquant compare` is no
           baseline: it analyses the weights too, even without --json. That baseline holds the
           models as the tool holds them (file bytes, parsed graphs, alignment), which the weights
           run needs too; subtracting only the two file sizes would charge the parsed graphs and the
@@ -94,7 +95,7 @@ def run(kind, fpath, qpath, repeats, tmp):
         wall, rss, _ = timed([CLI, "weights", fpath, qpath, "--json", core_json], err)
         native.append(wall)
         native_rss.append(rss)
-        wall, rss, _ = timed([ALIGN_ONLY, fpath, qpath, "1"], err)
+        wall, rss, _ = timed([ALIGN_ONLY, fpath, qpath, "1", "mapped"], err)
         base.append(wall)
         base_rss.append(rss)
         wall, rss, text = timed(["/usr/bin/python3", PEER, fpath, qpath, "--pairing", pairing, "--out", peer_json, "--time"], err)

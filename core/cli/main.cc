@@ -75,21 +75,37 @@ std::string base_name(const std::string& path) {
 
 // Prints the text summary, or the JSON alone with `--json -`; with `--json FILE`, also writes the
 // JSON there.
-int print_report(const std::string& text, const std::string& json, const std::string& json_path) {
+// Writes a file through write(stream); false (and says why) when it cannot.
+template <typename Write>
+bool write_output(const std::string& path, Write&& write) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) write(out);
+  if (!out) std::cerr << "visualquant: cannot write '" << path << "'\n";
+  return static_cast<bool>(out);
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  return write_output(path, [&](std::ostream& out) { out << text; });
+}
+
+// The text on stdout, or the JSON when json_path is "-"; the JSON also goes to json_path.
+template <typename WriteJson>
+int print_or_write(const std::string& text, const std::string& json_path, WriteJson&& write_json) {
   if (json_path == "-") {
-    std::cout << json;
+    write_json(std::cout);
     return kExitOk;
   }
   std::cout << text;
-  if (!json_path.empty()) {
-    std::ofstream out(json_path, std::ios::binary | std::ios::trunc);
-    out << json;
-    if (!out) {
-      std::cerr << "visualquant: cannot write '" << json_path << "'\n";
-      return kExitUsage;
-    }
-  }
+  if (!json_path.empty() && !write_output(json_path, write_json)) return kExitUsage;
   return kExitOk;
+}
+
+int print_report(const std::string& text, const std::string& json, const std::string& json_path) {
+  return print_or_write(text, json_path, [&](std::ostream& out) { out << json; });
+}
+
+int print_report(const std::string& text, const nlohmann::ordered_json& report, const std::string& json_path) {
+  return print_or_write(text, json_path, [&](std::ostream& out) { vq::write_report(out, report); });
 }
 
 // Runs a command's work; a model that cannot be loaded becomes exit code 3 with its error code,
@@ -165,7 +181,7 @@ int run_compare(const std::vector<std::string>& args) {
   std::string current;
   return guarded(&current, [&] {
     const auto report = vq::comparison_report(*compare_files(models, current), true);
-    return print_report(vq::compare_text(report), vq::dump_report(report), json_path);
+    return print_report(vq::compare_text(report), report, json_path);
   });
 }
 
@@ -224,13 +240,6 @@ int run_layout(const std::vector<std::string>& args) {
   });
 }
 
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) std::cerr << "visualquant: cannot write '" << path << "'\n";
-  return static_cast<bool>(out);
-}
-
 int run_weights(const std::vector<std::string>& args) {
   std::vector<std::string> models;
   std::string json_path, csv_path, layer;
@@ -272,12 +281,8 @@ int run_weights(const std::vector<std::string>& args) {
       return kExitOk;
     }
     const auto report = vq::weights_report(*c, options);
-    if (json_path == "-") {
-      std::cout << vq::dump_report(report);
-    } else {
-      std::cout << vq::weights_text(report);
-      if (!json_path.empty() && !write_file(json_path, vq::dump_report(report))) return kExitUsage;
-    }
+    const int status = print_report(json_path == "-" ? std::string() : vq::weights_text(report), report, json_path);
+    if (status != kExitOk) return status;
     if (!csv_path.empty() && !write_file(csv_path, vq::weights_csv(report))) return kExitUsage;
     return kExitOk;
   });

@@ -123,6 +123,13 @@ std::string dump_report(const json& report) {
   return report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
+void write_report(std::ostream& out, const json& report) {
+  nlohmann::detail::serializer<json> serializer(nlohmann::detail::output_adapter<char>(out), ' ',
+                                                nlohmann::ordered_json::error_handler_t::replace);
+  serializer.dump(report, true, false, 2);
+  out << '\n';
+}
+
 std::string inspect_text(const json& r) {
   std::ostringstream out;
   const json& model = r["model"];

@@ -2,6 +2,7 @@
 // Versioned JSON; the same model gives the same bytes on every platform.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -21,5 +22,8 @@ std::string inspect_text(const nlohmann::ordered_json& report);
 
 // The report serialised the one way every surface uses (2-space indent, trailing newline).
 std::string dump_report(const nlohmann::ordered_json& report);
+// The same bytes written to a stream as they are made, without the whole text in memory (a
+// weights report of a large model is tens of MB).
+void write_report(std::ostream& out, const nlohmann::ordered_json& report);
 
 }  // namespace vq

@@ -115,9 +115,11 @@ thread_local std::vector<std::vector<QuantileFinder::Bin>> spare_tables;
 }  // namespace
 
 QuantileFinder::QuantileFinder(std::uint64_t count) : count_(count) {
-  // About four values per bin, between 2^8 and 2^16 bins: small tensors get small tables.
+  // About four values per bin, between 2^8 and 2^15 bins (1 MB): small tensors get small tables,
+  // and a bin still spans under 2 % of its values' magnitude (sign, 8 exponent bits, 6 mantissa
+  // bits), so the bins a quantile falls in hold few values.
   unsigned bits = 8;
-  while (bits < 16 && (std::uint64_t{1} << (bits + 2)) < count) ++bits;
+  while (bits < 15 && (std::uint64_t{1} << (bits + 2)) < count) ++bits;
   shift_ = 32 - bits;
   const std::size_t bins = std::size_t{1} << bits;
   if (!spare_tables.empty()) {

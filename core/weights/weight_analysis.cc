@@ -252,6 +252,37 @@ class CodeTally {
   double lsb_sum_ = 0, max_lsb_ = 0, last_step_ = 0, inverse_step_ = 0;
 };
 
+// Equal-width bins over [lo, hi] for both sides, placed exactly as numpy.histogram places them:
+// edges from numpy.linspace, a multiplication to guess the bin, then a comparison with the
+// edges on each side to settle values that rounding put one bin off. The last bin is closed.
+class SharedBins {
+ public:
+  SharedBins(double lo, double hi, std::size_t bins) : lo_(lo), bins_(bins), edges_(bins + 1) {
+    const double step = (hi - lo) / static_cast<double>(bins);
+    for (std::size_t k = 0; k < bins; ++k) edges_[k] = static_cast<double>(k) * step + lo;
+    edges_[bins] = hi;
+    norm_ = static_cast<double>(bins) / (hi - lo);
+    spread_ = hi > lo;
+  }
+  const std::vector<double>& edges() const { return edges_; }
+
+  std::size_t bin_of(double v) const {
+    if (!spread_) return 0;  // one value: everything in the first bin
+    const double guess = (v - lo_) * norm_;
+    if (!(guess > 0)) return 0;  // NaN too: a corrupt weight must not make the cast undefined
+    std::size_t k = guess >= static_cast<double>(bins_) ? bins_ - 1 : static_cast<std::size_t>(guess);
+    if (k > 0 && v < edges_[k]) --k;
+    else if (k + 1 < bins_ && v >= edges_[k + 1]) ++k;
+    return k;
+  }
+
+ private:
+  double lo_, norm_ = 0;
+  std::size_t bins_;
+  std::vector<double> edges_;
+  bool spread_ = false;
+};
+
 CodeUsage code_usage_of(const CodeAccess& a) {
   CodeUsage u;
   u.type = a.type;
@@ -380,18 +411,10 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
   const double lo = std::min(out.float_values.min, out.dequantized.min);
   const double hi = std::max(out.float_values.max, out.dequantized.max);
   const std::size_t bins = std::max<std::size_t>(1, options.histogram_bins);
-  out.histogram_edges.resize(bins + 1);
-  for (std::size_t k = 0; k <= bins; ++k) out.histogram_edges[k] = lo + (hi - lo) * static_cast<double>(k) / static_cast<double>(bins);
+  const SharedBins shared(lo, hi, bins);
+  out.histogram_edges = shared.edges();
   out.float_histogram.assign(bins, 0);
   out.dequantized_histogram.assign(bins, 0);
-  // (v - lo) / (hi - lo) * bins, as the division numpy's histogram uses (a reciprocal would move
-  // values that sit exactly on an edge).
-  const double width = hi - lo, last = static_cast<double>(bins);
-  auto bin_of = [&](double v) -> std::size_t {
-    const double x = (v - lo) / width * last;
-    if (!(x > 0)) return 0;  // NaN too (and an empty range): a corrupt weight must not make the cast undefined
-    return x >= last ? bins - 1 : static_cast<std::size_t>(x);
-  };
   const double mean = out.float_values.mean, limit = options.outlier_sigmas * out.float_values.std;
   FirstIndices outliers(options.listed_outliers);
   const bool collect = fquant.needs_collect_pass() || qquant.needs_collect_pass();
@@ -403,8 +426,8 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
     std::uint64_t* fh = out.float_histogram.data();
     std::uint64_t* qh = out.dequantized_histogram.data();
     for (std::size_t i = 0; i < c.size; ++i) {
-      ++fh[bin_of(c.f[i])];
-      ++qh[bin_of(c.q[i])];
+      ++fh[shared.bin_of(c.f[i])];
+      ++qh[shared.bin_of(c.q[i])];
     }
     if (limit > 0)
       for (std::size_t i = 0; i < c.size; ++i)
