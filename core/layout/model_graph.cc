@@ -34,27 +34,30 @@ class Adapter {
     const vq::Graph& main = m_.main_graph();
     for (ValueId v : main.inputs)
       if (m_.values[v].tensor == kNone) input_node_[v] = add_node(m_.values[v].name, "input", m_.values[v].name, -1, nullptr);
-    if (out_.view == ModelView::Logical) {
-      for (LogicalId op = 0; op < lg_.ops.size(); ++op) {
-        if (lg_.ops[op].graph != 0) continue;
-        const Node& primary = m_.nodes[lg_.ops[op].primary];
-        op_node_[op] = add_node(primary.id, "op", primary.op_type, static_cast<std::int32_t>(op), &primary);
-      }
-    } else {
-      for (NodeId n : main.nodes)
-        if (lg_.fold[n] != Fold::Constant) raw_node_[n] = add_node(m_.nodes[n].id, "op", m_.nodes[n].op_type, -1, &m_.nodes[n]);
+    // The main graph's ops, then each If/Loop/Scan body's (bodies come after their parents), each
+    // body in a group of its own inside its owner's scope.
+    body_scope_.assign(m_.graphs.size(), {});
+    for (GraphId g = 0; g < m_.graphs.size(); ++g) {
+      if (g != 0) body_scope_[g] = body_scope(g);
+      add_ops(g);
     }
     out_.op_node.assign(lg_.ops.size(), -1);
-    for (LogicalId op = 0; op < lg_.ops.size(); ++op)
-      if (lg_.ops[op].graph == 0) out_.op_node[op] = layout_node(lg_.ops[op].primary);
+    for (LogicalId op = 0; op < lg_.ops.size(); ++op) out_.op_node[op] = layout_node(lg_.ops[op].primary);
     std::vector<std::int32_t> output_node;
     for (ValueId v : main.outputs) output_node.push_back(add_node(m_.values[v].name, "output", m_.values[v].name, -1, nullptr));
 
-    // Edges, found from the consumers' side in topological order.
-    for (NodeId b : main.nodes) {
-      const std::int32_t consumer = layout_node(b);
-      if (consumer < 0 || (out_.view == ModelView::Logical && lg_.fold[b] != Fold::None)) continue;
-      for (ValueId v : m_.nodes[b].inputs) connect(v, consumer);
+    // Edges, found from the consumers' side in topological order. A body's outputs flow into its
+    // owner; what a body reads from enclosing graphs comes from its producer there.
+    for (GraphId g = 0; g < m_.graphs.size(); ++g) {
+      for (NodeId b : m_.graphs[g].nodes) {
+        const std::int32_t consumer = layout_node(b);
+        if (consumer < 0 || (out_.view == ModelView::Logical && lg_.fold[b] != Fold::None)) continue;
+        for (ValueId v : m_.nodes[b].inputs) connect(v, consumer);
+      }
+      if (g == 0) continue;
+      const std::int32_t owner = layout_node(m_.graphs[g].owner);
+      if (owner >= 0)
+        for (ValueId v : m_.graphs[g].outputs) connect(v, owner);
     }
     for (std::size_t k = 0; k < main.outputs.size(); ++k) connect(main.outputs[k], output_node[k]);
 
@@ -63,6 +66,34 @@ class Adapter {
   }
 
  private:
+  void add_ops(GraphId g) {
+    if (out_.view == ModelView::Logical) {
+      for (LogicalId op = 0; op < lg_.ops.size(); ++op) {
+        if (lg_.ops[op].graph != g) continue;
+        const Node& primary = m_.nodes[lg_.ops[op].primary];
+        op_node_[op] = add_node(primary.id, "op", primary.op_type, static_cast<std::int32_t>(op), &primary);
+      }
+    } else {
+      for (NodeId n : m_.graphs[g].nodes)
+        if (lg_.fold[n] != Fold::Constant) raw_node_[n] = add_node(m_.nodes[n].id, "op", m_.nodes[n].op_type, -1, &m_.nodes[n]);
+    }
+  }
+
+  // A body's group: its owner's scope, then the owner (the last part of its name, or its id), then
+  // the attribute ("then_branch", "body"). Parents come before their bodies, so theirs is known.
+  std::vector<std::string> body_scope(GraphId g) const {
+    const vq::Graph& body = m_.graphs[g];
+    if (body.owner == kNone) return {};
+    const Node& owner = m_.nodes[body.owner];
+    const GraphId around = owner.graph;
+    std::vector<std::string> scope = around == 0 || around >= g ? scope_of(owner.name) : body_scope_[around];
+    std::string part = owner.name.empty() ? owner.id : owner.name.substr(owner.name.find_last_of('/') + 1);
+    std::replace(part.begin(), part.end(), '/', '|');  // a scope part never holds the separator
+    scope.push_back(part.empty() ? owner.op_type : part);
+    scope.push_back(body.attribute);
+    return scope;
+  }
+
   bool constant(ValueId v) const {
     const Value& value = m_.values[v];
     return value.tensor != kNone || (value.producer != kNone && lg_.fold[value.producer] == Fold::Constant);
@@ -81,7 +112,9 @@ class Adapter {
     out_.label.push_back(label);
     out_.logical_op.push_back(op);
     out_.graph.add_node(label_width(label), node ? kOpHeight : kValueHeight);
-    scopes_.push_back(node ? scope_of(node->name) : std::vector<std::string>{});
+    if (!node) scopes_.emplace_back();
+    else if (node->graph != 0) scopes_.push_back(body_scope_[node->graph]);
+    else scopes_.push_back(scope_of(node->name));
     return index;
   }
 
@@ -202,6 +235,7 @@ class Adapter {
   ModelGraph out_;
   std::vector<std::int32_t> raw_node_, op_node_, input_node_;
   std::vector<std::vector<std::string>> scopes_;
+  std::vector<std::vector<std::string>> body_scope_;  // per graph
   std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> edge_index_;
 };
 

@@ -5,7 +5,9 @@
 //   Nodes view: every node of the main graph except those computing constants, Q/DQ included.
 // Both add the main graph's inputs and outputs as nodes, and group nodes by the name scopes of their
 // names (`/encoder/layer.3/attention/MatMul` is in encoder > layer.3 > attention; TensorFlow's
-// `model/dense/MatMul` likewise). Sizes are estimated from the labels until the caller measures
+// `model/dense/MatMul` likewise). If/Loop/Scan bodies are drawn too, each in a group of its own
+// (owner's scope > owner > attribute, e.g. `If_3 > then_branch`); a body's outputs flow into its
+// owner, and what it reads from enclosing graphs comes from the producer there. Sizes are estimated from the labels until the caller measures
 // them.
 #pragma once
 

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "layout/layout.h"
@@ -134,6 +135,49 @@ BOOST_AUTO_TEST_CASE(name_scopes_become_groups) {
   for (std::size_t g = 0; g < l.graph.group_name.size(); ++g) {
     const std::int32_t parent = l.graph.graph.group_parent[g];
     if (parent != layout::kNoGroup) BOOST_TEST(l.graph.group_name[g].rfind(l.graph.group_name[parent] + "/", 0) == 0u);
+  }
+}
+
+// If/Loop bodies are drawn, each in its own group under its owner; their outputs flow into the
+// owner, and what they read from enclosing graphs comes from the producer there.
+BOOST_AUTO_TEST_CASE(subgraph_bodies_are_drawn_in_groups_of_their_own) {
+  for (const char* file : {"valid/weight_locations.onnx", "valid/subgraph_scopes.onnx"}) {
+    BOOST_TEST_CONTEXT(file) {
+      const Model model = load_model_file(fixture(file));
+      BOOST_TEST_REQUIRE(model.graphs.size() > 1u);
+      for (const auto view : {layout::ModelView::Logical, layout::ModelView::Nodes}) {
+        const ModelLayout l = layout_model(model, options_for(view, false));
+        const layout::ModelGraph& g = l.graph;
+        std::map<std::string, std::int32_t> node_of;
+        for (std::size_t i = 0; i < g.id.size(); ++i)
+          if (g.kind[i] == "op") node_of[g.id[i]] = static_cast<std::int32_t>(i);
+        for (GraphId b = 1; b < model.graphs.size(); ++b) {
+          const vq::Graph& body = model.graphs[b];
+          const auto owner = node_of.find(model.nodes[body.owner].id);
+          BOOST_TEST_REQUIRE((owner != node_of.end()), "owner of " << body.path << " not drawn");
+          std::int32_t drawn = 0;
+          for (NodeId n : body.nodes) {
+            const auto it = node_of.find(model.nodes[n].id);
+            if (it == node_of.end()) continue;
+            ++drawn;
+            const std::int32_t group = g.graph.node_group[it->second];
+            BOOST_TEST_REQUIRE(group != layout::kNoGroup, model.nodes[n].id << " drawn outside any group");
+            BOOST_TEST(g.group_label[group] == body.attribute, model.nodes[n].id << " in " << g.group_name[group]);
+          }
+          BOOST_TEST(drawn > 0, body.path << " has no op drawn");
+          bool flows_into_owner = false;
+          for (std::size_t e = 0; e < g.graph.edge_count(); ++e)
+            if (g.graph.edge_to[e] == owner->second && g.graph.node_group[g.graph.edge_from[e]] != layout::kNoGroup &&
+                g.group_label[g.graph.node_group[g.graph.edge_from[e]]] == body.attribute)
+              flows_into_owner = true;
+          BOOST_TEST(flows_into_owner, body.path << " does not flow into its owner");
+        }
+        layout::Options used;
+        used.collapsed = l.collapsed;
+        const auto problems = layout_problems(g.graph, used, l.result);
+        BOOST_TEST(problems.empty(), joined(problems));
+      }
+    }
   }
 }
 
