@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "layout/repeated_blocks.h"
 #include "quant/quant_forms.h"
 
 namespace vq::layout {
@@ -115,6 +116,7 @@ class Adapter {
     if (!node) scopes_.emplace_back();
     else if (node->graph != 0) scopes_.push_back(body_scope_[node->graph]);
     else scopes_.push_back(scope_of(node->name));
+    main_op_.push_back(node && node->graph == 0);
     return index;
   }
 
@@ -172,7 +174,34 @@ class Adapter {
     return text;
   }
 
+  // Without name scopes in the main graph, repeated blocks are the groups: each run of a block
+  // repeated in a row is a group ("12× LayerNormalization"), each occurrence a group inside it.
+  void scope_repeated_blocks() {
+    for (std::size_t i = 0; i < scopes_.size(); ++i)
+      if (main_op_[i] && !scopes_[i].empty()) return;
+    const std::vector<RepeatedRun> runs = repeated_blocks(out_.graph, out_.label, main_op_);
+    std::map<std::string, int> used;
+    for (const RepeatedRun& run : runs) {
+      // Named by the block's most frequent op, ties to the first in alphabetical order ("5× Conv"
+      // for a ResNet stage's bottlenecks).
+      std::map<std::string, int> count;
+      for (std::int32_t node : run.blocks.front()) ++count[out_.label[node]];
+      std::string common;
+      int most = 0;
+      for (const auto& [op, n] : count)
+        if (n > most) {
+          most = n;
+          common = op;
+        }
+      std::string part = std::to_string(run.repeats) + "\u00d7 " + common;
+      if (used[part]++) part += " (" + std::to_string(used[part]) + ")";
+      for (std::size_t b = 0; b < run.blocks.size(); ++b)
+        for (std::int32_t node : run.blocks[b]) scopes_[node] = {part, "#" + std::to_string(b + 1)};
+    }
+  }
+
   void make_groups() {
+    scope_repeated_blocks();
     const std::size_t n = out_.id.size();
     out_.graph.node_group.assign(n, kNoGroup);
     std::map<std::string, std::int32_t> by_path;
@@ -236,6 +265,7 @@ class Adapter {
   std::vector<std::int32_t> raw_node_, op_node_, input_node_;
   std::vector<std::vector<std::string>> scopes_;
   std::vector<std::vector<std::string>> body_scope_;  // per graph
+  std::vector<std::uint8_t> main_op_;                  // per layout node: an op of the main graph
   std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> edge_index_;
 };
 

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "layout/layout.h"
+#include "layout/repeated_blocks.h"
 #include "report/layout_report.h"
 #include "unit/layout_checks.h"
 #include "unit/test_support.h"
@@ -285,4 +286,59 @@ BOOST_AUTO_TEST_CASE(a_layout_session_gives_what_layout_model_gives_and_keeps_si
   const std::string after = session.layout(later);
   later.node_sizes = measured.node_sizes;
   BOOST_TEST(after == dump_layout(layout_report(layout_model(model, later), "q.onnx")));
+}
+
+// Without name scopes, repeated blocks become the groups: here 6 residual blocks read a mask that
+// every block shares (read far and wide, so it does not hide the cuts between blocks).
+BOOST_AUTO_TEST_CASE(repeated_blocks_become_groups_when_names_have_no_scopes) {
+  layout::Graph g;
+  std::vector<std::string> label;
+  std::vector<std::uint8_t> candidate;
+  auto node = [&](const std::string& op, bool is_op = true) {
+    label.push_back(op);
+    candidate.push_back(is_op);
+    return g.add_node(60, 28);
+  };
+  const std::int32_t mask = node("mask", false);
+  std::int32_t trunk = node("Conv");
+  std::vector<std::vector<std::int32_t>> expected;
+  for (int b = 0; b < 6; ++b) {
+    const std::int32_t q = node("MatMul"), k = node("MatMul"), soft = node("Softmax"), add = node("Add"), norm = node("LayerNormalization");
+    g.add_edge(trunk, q);
+    g.add_edge(trunk, k);
+    g.add_edge(q, soft);
+    g.add_edge(k, soft);
+    g.add_edge(mask, soft);
+    g.add_edge(soft, add);
+    g.add_edge(trunk, add);  // the residual
+    g.add_edge(add, norm);
+    expected.push_back({q, k, soft, add, norm});
+    trunk = norm;
+  }
+  const std::vector<layout::RepeatedRun> runs = layout::repeated_blocks(g, label, candidate);
+  BOOST_TEST_REQUIRE(runs.size() == 1u);
+  BOOST_TEST(runs[0].repeats == 6);
+  for (std::size_t b = 0; b < 6; ++b) {
+    std::vector<std::int32_t> got = runs[0].blocks[b];
+    std::sort(got.begin(), got.end());
+    BOOST_TEST(got == expected[b], "block " << b);
+  }
+  // A graph with nothing repeated has no runs.
+  layout::Graph chain;
+  std::vector<std::string> ops = {"Conv", "Relu", "MaxPool", "Gemm", "Softmax", "ArgMax", "Identity"};
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    chain.add_node(60, 28);
+    if (i) chain.add_edge(static_cast<std::int32_t>(i - 1), static_cast<std::int32_t>(i));
+  }
+  BOOST_TEST(layout::repeated_blocks(chain, ops, std::vector<std::uint8_t>(ops.size(), 1)).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_scopeless_export_is_grouped_by_its_repeated_blocks) {
+  const ModelLayout l = layout_model(load_model_file(pair_file("ort_qdq_renamed_bnfold_fp16", "float")), {});
+  BOOST_TEST_REQUIRE(!l.graph.group_name.empty());
+  const std::string run = l.graph.group_name.front();
+  BOOST_TEST(run.rfind("2\u00d7 ", 0) == 0u, run);  // a block repeated twice in a row
+  BOOST_TEST_REQUIRE(l.graph.group_name.size() == 3u);
+  BOOST_TEST(l.graph.group_name[1] == run + "/#1");
+  BOOST_TEST(l.graph.group_name[2] == run + "/#2");
 }
