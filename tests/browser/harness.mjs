@@ -110,21 +110,32 @@ export async function waitDrawn(page, analysed = true) {
   }, analysed, { timeout: 60000 });
 }
 
-/** Clicks a drawn node on its canvas, where the page says it drew it (data-x/y and the canvas transform). */
+/**
+ * Clicks a drawn node on its canvas where the page drew it (its data-x/y and the canvas transform),
+ * first scrolling the view with the mouse wheel as a person would when the node is out of sight.
+ */
 export async function clickNode(page, side, id) {
-  const pos = await page.evaluate(({ side, id }) => {
+  const where = () => page.evaluate(({ side, id }) => {
     const host = document.getElementById(`graph-${side}`);
     const item = [...host.querySelectorAll('li[data-id]')].find((li) => li.dataset.id === id);
     if (!item) return null;
     const canvas = host.querySelector('canvas');
     const [scale, tx, ty] = canvas.dataset.transform.split(' ').map(Number);
     const r = canvas.getBoundingClientRect();
-    return { x: r.left + tx + Number(item.dataset.x) * scale, y: r.top + ty + Number(item.dataset.y) * scale, inside: r };
+    return { x: r.left + tx + Number(item.dataset.x) * scale, y: r.top + ty + Number(item.dataset.y) * scale,
+      r: { left: r.left, top: r.top, right: r.right, bottom: r.bottom } };
   }, { side, id });
-  if (!pos) throw new Error(`no drawn node ${id} on the ${side} side`);
-  const r = pos.inside;
-  if (pos.x < r.left || pos.x > r.right || pos.y < r.top || pos.y > r.bottom) throw new Error(`node ${id} is outside the ${side} view`);
-  await page.mouse.click(pos.x, pos.y);
+  for (let attempt = 0; ; attempt++) {
+    const pos = await where();
+    if (!pos) throw new Error(`no drawn node ${id} on the ${side} side`);
+    const { r } = pos;
+    const inside = pos.x > r.left + 8 && pos.x < r.right - 8 && pos.y > r.top + 8 && pos.y < r.bottom - 8;
+    if (inside) return page.mouse.click(pos.x, pos.y);
+    if (attempt === 6) throw new Error(`node ${id} stays outside the ${side} view`);
+    await page.mouse.move((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+    await page.mouse.wheel(pos.x - (r.left + r.right) / 2, pos.y - (r.top + r.bottom) / 2);
+    await page.waitForFunction(() => new Promise((done) => requestAnimationFrame(() => done(true))));
+  }
 }
 
 /** The node ids selected on one side, as the node list's aria-selected says. */

@@ -200,12 +200,14 @@ test('a weighted op shows the weight charts (histograms and per-channel error), 
   const channels = worst.channels.sqnr_db?.length ?? 0;
   if (channels) assert.equal(await page.locator('#detail figure[data-chart="channels"] canvas').count() >= 1, true);
   assert.match(await page.textContent('#detail figure[data-chart="histogram"] figcaption'), /48 bins/);
+  await page.locator('#detail figure[data-chart="histogram"]').scrollIntoViewIfNeeded();
   await screenshot(page, '09-weight-charts');
   await page.click('#theme');
   await page.click('#theme');
   assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
   await clickNode(page, 'quant', worst.quant_node);
   await page.waitForSelector('#detail [data-field="weight-charts"][data-loaded="true"]');
+  await page.locator('#detail figure[data-chart="histogram"]').scrollIntoViewIfNeeded();
   await screenshot(page, '10-dark-theme');
   await page.click('#theme');  // back to auto for the next tests (the choice is remembered)
   await assertClean(page);
@@ -337,7 +339,7 @@ test('cancel stops opening (the core worker is restarted) and the next open work
   const held = new Promise((r) => { release = r; });
   await page.route('**/visualquant_core.wasm', async (route) => {
     await held;
-    await route.continue();
+    await route.continue().catch(() => {});  // the worker that asked may be gone (cancelled)
   });
   await page.goto(server.url + pairUrl(PAIR));
   await page.waitForFunction(() => /Aligning/.test(document.getElementById('progress-stage').textContent) && !document.getElementById('progress').hidden);

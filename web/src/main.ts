@@ -202,7 +202,7 @@ class App {
     }
   }
 
-  private showComparison(comparison: Comparison, fit: boolean) {
+  private showComparison(comparison: Comparison, fresh: boolean) {
     const previous = this.selection;
     const previousIds = this.comparison ? SIDES.map((s) => previous[s].map((i) => this.comparison!.nodes[s][i].node.id)) : null;
     this.comparison = comparison;
@@ -222,16 +222,18 @@ class App {
       (r.argument_order_swapped ? ' · the files were given in the other order' : '');
     document.body.dataset.state = this.weights ? 'ready' : 'drawn';
     this.repaint();
-    if (fit) {
-      this.selection = NO_SELECTION;
-      this.zoomToFit();
+    this.firstView();
+    if (fresh) {
       this.setSelection(NO_SELECTION, false);
-    } else if (previousIds) {
-      // Same models in another view: keep the selection by node id.
-      const keep = { float: [] as number[], quant: [] as number[], primary: null as Selection['primary'] };
-      SIDES.forEach((s, k2) => { for (const id of previousIds[k2]) keep[s].push(...comparison.indicesOf(s, id)); });
-      const p = previous.primary && keep[previous.primary.side][0] !== undefined ? { side: previous.primary.side, index: keep[previous.primary.side][0] } : null;
-      this.setSelection({ ...keep, primary: p }, true);
+    } else if (previous.primary && previousIds) {
+      // Same models in another view: select again what was clicked, with its entry as this view draws it.
+      const side = previous.primary.side;
+      const id = previousIds[SIDES.indexOf(side)][previous[side].indexOf(previous.primary.index)];
+      const [index] = id === undefined ? [] : comparison.indicesOf(side, id);
+      if (index === undefined) this.setSelection(NO_SELECTION, false);
+      else this.selectNode(side, index);
+    } else {
+      this.setSelection(NO_SELECTION, false);
     }
   }
 
@@ -247,7 +249,6 @@ class App {
       byId('progress').hidden = true;
       this.running = null;
       this.showComparison(new Comparison(this.report, layout), false);
-      this.zoomToFit(false);
     } catch (e) {
       byId('progress').hidden = true;
       this.running = null;
@@ -354,10 +355,18 @@ class App {
     if (byId<HTMLInputElement>('link-views').checked) this.syncCamera('float', this.views.float.camera);
   }
 
-  zoomToFit(notify = true) {
+  zoomToFit() {
     const scale = Math.min(this.views.float.fitScale(), this.views.quant.fitScale());
     for (const s of SIDES) this.views[s].setCamera(this.views[s].fitCamera(scale));
-    void notify;
+  }
+
+  /** The first view: everything if labels stay readable, else readable size from the top (inputs first). */
+  private firstView() {
+    const fit = Math.min(this.views.float.fitScale(), this.views.quant.fitScale());
+    if (fit >= 0.8) return this.zoomToFit();
+    const widest = Math.max(...SIDES.map((s) => (this.views[s].drawing?.width ?? 1) / Math.max(this.views[s].size.width - 32, 1)));
+    const scale = Math.max(fit, Math.min(1, 1 / widest));
+    for (const s of SIDES) this.views[s].setCamera({ ...this.views[s].fitCamera(scale), ty: 16 });
   }
 
   private setOverlay(name: OverlayName) {

@@ -44,6 +44,7 @@ export class DetailPanel {
     const node = info.node;
     const entry = comparison.entry(info.entry);
     const parts: Array<HTMLElement | null> = [];
+    let weights: { section: HTMLElement; charts: HTMLElement } | null = null;
     parts.push(el('header', { class: 'detail-head' },
       el('div', { class: 'eyebrow', text: `${SIDE_TITLE[info.side]} · ${node.kind}` }),
       el('h2', { text: node.label }),
@@ -68,6 +69,8 @@ export class DetailPanel {
         ]),
         el('h4', { text: 'Why matched' }),
         el('ul', { class: 'evidence', attrs: { 'data-field': 'evidence' } }, ...entry.evidence.map((e) => el('li', { text: e })))));
+      weights = this.weightsSection(info, comparison, counterparts);
+      parts.push(weights?.section ?? null);
       const fusion = comparison.fusionOf(info.entry);
       if (fusion) {
         parts.push(section('Fusion', dl([
@@ -114,15 +117,16 @@ export class DetailPanel {
         el('li', {}, el('span', { class: `severity s-${f.severity}`, text: f.severity }), el('code', { text: f.check }), el('span', { text: ` ${f.message}` }))))));
     }
 
-    const layer = comparison.weightLayer(info);
-    if (layer || (entry && (op?.weight || counterparts.some((c) => c.logicalOp?.weight)))) {
-      const charts = el('div', { class: 'charts', attrs: { 'data-field': 'weight-charts' } }, el('p', { class: 'muted', text: 'Loading the weight analysis…' }));
-      parts.push(section('Weights', layer ? weightSummary(layer) : null, charts));
-      this.host.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
-      this.actions.loadWeights(info, charts);
-      return;
-    }
     this.host.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
+    if (weights) this.actions.loadWeights(info, weights.charts);
+  }
+
+  /** For weighted ops: the summary from the weights report, and a place for the charts (filled lazily). */
+  private weightsSection(info: NodeInfo, comparison: Comparison, counterparts: NodeInfo[]) {
+    const layer = comparison.weightLayer(info);
+    if (!layer && !info.logicalOp?.weight && !counterparts.some((c) => c.logicalOp?.weight)) return null;
+    const charts = el('div', { class: 'charts', attrs: { 'data-field': 'weight-charts' } }, el('p', { class: 'muted', text: 'Loading the weight analysis…' }));
+    return { section: section('Weights', layer ? weightSummary(layer) : null, charts), charts };
   }
 }
 

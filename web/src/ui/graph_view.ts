@@ -209,6 +209,7 @@ export class GraphView {
 
   /** The scale at which the whole drawing fits. */
   fitScale(): number {
+    this.resize();  // the pane may just have been shown: measure it now
     if (!this.layout || !this.cssWidth) return 1;
     const pad = 24;
     return clamp(Math.min((this.cssWidth - 2 * pad) / Math.max(this.layout.width, 1), (this.cssHeight - 2 * pad) / Math.max(this.layout.height, 1), 1.5),
@@ -262,8 +263,10 @@ export class GraphView {
 
   private resize() {
     const r = this.canvas.parentElement!.getBoundingClientRect();
-    this.cssWidth = Math.max(Math.floor(r.width), 1);
-    this.cssHeight = Math.max(Math.floor(r.height), 1);
+    const width = Math.max(Math.floor(r.width), 1), height = Math.max(Math.floor(r.height), 1);
+    if (width === this.cssWidth && height === this.cssHeight) return;
+    this.cssWidth = width;
+    this.cssHeight = height;
     const dpr = window.devicePixelRatio || 1;
     this.canvas.width = Math.round(this.cssWidth * dpr);
     this.canvas.height = Math.round(this.cssHeight * dpr);
