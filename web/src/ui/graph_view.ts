@@ -83,6 +83,7 @@ export class GraphView {
   private layout: LayoutReport | null = null;
   private paints: NodePaint[] = [];
   private labels: string[] = [];
+  private groupLabels: string[] = [];
   private badgeAt: Array<[number, number, number] | null> = [];  // per edge: x, y, half width of the badge pill
   private nodeGrid = new Grid(0);
   private edgeGrid = new Grid(0);
@@ -151,6 +152,7 @@ export class GraphView {
     });
     this.edgeGrid = new Grid(layout.edges.length);
     this.ctx.font = SMALL_FONT;
+    this.groupLabels = layout.groups.map((g) => (g.box ? this.fit(g.label, g.box[2] - 8) : ''));
     this.badgeAt = layout.edges.map((e, i) => {
       const p = e.points;
       for (let k = 0; k + 3 < p.length; k += 2) {
@@ -303,10 +305,10 @@ export class GraphView {
 
     // Open name-scope groups: faint boxes with their label.
     ctx.lineWidth = px;
-    for (const g of layout.groups) {
-      if (!g.box) continue;
+    layout.groups.forEach((g, gi) => {
+      if (!g.box) return;
       const [x, y, w, h] = g.box;
-      if (x > vx1 || y > vy1 || x + w < vx0 || y + h < vy0) continue;
+      if (x > vx1 || y > vy1 || x + w < vx0 || y + h < vy0) return;
       ctx.fillStyle = theme.groupFill;
       ctx.fillRect(x, y, w, h);
       ctx.strokeStyle = theme.groupStroke;
@@ -316,9 +318,9 @@ export class GraphView {
         ctx.font = SMALL_FONT;
         ctx.textAlign = 'left';
         ctx.textBaseline = 'top';
-        ctx.fillText(g.label, x + 4, y + 2, Math.max(w - 8, 0));
+        ctx.fillText(this.groupLabels[gi], x + 4, y + 2);
       }
-    }
+    });
 
     // Edges, one path; those touching the selection again on top.
     const edges = this.edgeGrid.query(vx0, vy0, vx1, vy1, this.visibleEdges);
