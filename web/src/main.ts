@@ -31,6 +31,7 @@ class App {
   private opening = 0;
   private syncing = false;
   private pendingFiles: { float?: File; quant?: File; external: File[] } = { external: [] };
+  private themeChoice: ThemeName | null = null;
 
   constructor() {
     this.views = {
@@ -46,7 +47,8 @@ class App {
     });
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
     this.bindControls();
-    this.applyTheme(localStorage.getItem('vq-theme') as ThemeName | null);
+    const stored = localStorage.getItem('vq-theme');
+    this.applyTheme(stored === 'light' || stored === 'dark' ? stored : null);
     const query = sourcesFromQuery(location.search, location.href);
     if (query) void this.open(query);
   }
@@ -106,8 +108,7 @@ class App {
     byId('export-csv').addEventListener('click', () => download(`${this.baseName()}-layers.csv`, this.table.toCsv(), 'text/csv'));
     byId('theme').addEventListener('click', () => {
       const order: Array<ThemeName | null> = [null, 'light', 'dark'];
-      const now = (document.documentElement.dataset.theme as ThemeName | undefined) ?? null;
-      this.applyTheme(order[(order.indexOf(now) + 1) % order.length]);
+      this.applyTheme(order[(order.indexOf(this.themeChoice) + 1) % order.length]);
     });
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.themeChanged());
     byId<HTMLInputElement>('table-filter').addEventListener('input', (e) => this.table.setFilter((e.target as HTMLInputElement).value));
@@ -374,21 +375,22 @@ class App {
     this.repaint();
   }
 
+  /** The theme drawn: html[data-theme], always set (from the choice, or the system's preference). */
   private theme(): ThemeName {
-    const forced = document.documentElement.dataset.theme as ThemeName | undefined;
-    return forced ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+    return document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light';
   }
 
-  private applyTheme(theme: ThemeName | null) {
-    if (theme) document.documentElement.dataset.theme = theme;
-    else delete document.documentElement.dataset.theme;
-    if (theme) localStorage.setItem('vq-theme', theme);
+  /** Applies a theme choice: 'light', 'dark', or null to follow the system. */
+  private applyTheme(choice: ThemeName | null) {
+    this.themeChoice = choice;
+    if (choice) localStorage.setItem('vq-theme', choice);
     else localStorage.removeItem('vq-theme');
-    byId('theme').textContent = `Theme: ${theme ?? 'auto'}`;
+    byId('theme').textContent = `Theme: ${choice ?? 'auto'}`;
     this.themeChanged();
   }
 
   private themeChanged() {
+    document.documentElement.dataset.theme = this.themeChoice ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
     for (const s of SIDES) this.views[s].refreshTheme();
     this.repaint();
     this.refreshDetail();

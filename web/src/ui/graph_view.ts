@@ -26,27 +26,39 @@ export interface GraphViewEvents {
 const CELL = 256;
 const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const SMALL_FONT = '10px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-const MIN_SCALE = 0.02, MAX_SCALE = 4;
+const MAX_SCALE = 4;
 
 interface Theme {
   background: string; edge: string; edgeSelected: string; selection: string; counterpart: string;
   groupFill: string; groupStroke: string; groupText: string; badgeFill: string; badgeText: string;
 }
 
-/** A uniform grid over the drawing: each cell lists the items whose boxes touch it. */
+/**
+ * A uniform grid over the drawing: each cell lists the items whose boxes touch it. A query that
+ * would visit more cells than there are items (far zoomed out) scans the items' boxes instead.
+ */
 class Grid {
   private readonly cells = new Map<number, number[]>();
+  private readonly boxes: Float64Array;
   private stamp: Uint32Array;
   private round = 0;
-  constructor(count: number) {
+  private bounds = { cx0: Infinity, cy0: Infinity, cx1: -Infinity, cy1: -Infinity };
+  constructor(private readonly count: number) {
     this.stamp = new Uint32Array(count);
+    this.boxes = new Float64Array(4 * count).fill(NaN);
   }
   private key(cx: number, cy: number) {
     return cx * 65536 + cy;
   }
   add(item: number, x0: number, y0: number, x1: number, y1: number) {
-    for (let cx = Math.floor(x0 / CELL); cx <= Math.floor(x1 / CELL); cx++) {
-      for (let cy = Math.floor(y0 / CELL); cy <= Math.floor(y1 / CELL); cy++) {
+    const b = this.boxes;
+    if (Number.isNaN(b[4 * item])) b.set([x0, y0, x1, y1], 4 * item);
+    else b.set([Math.min(b[4 * item], x0), Math.min(b[4 * item + 1], y0), Math.max(b[4 * item + 2], x1), Math.max(b[4 * item + 3], y1)], 4 * item);
+    const cx0 = Math.floor(x0 / CELL), cy0 = Math.floor(y0 / CELL), cx1 = Math.floor(x1 / CELL), cy1 = Math.floor(y1 / CELL);
+    const bo = this.bounds;
+    bo.cx0 = Math.min(bo.cx0, cx0); bo.cy0 = Math.min(bo.cy0, cy0); bo.cx1 = Math.max(bo.cx1, cx1); bo.cy1 = Math.max(bo.cy1, cy1);
+    for (let cx = cx0; cx <= cx1; cx++) {
+      for (let cy = cy0; cy <= cy1; cy++) {
         const k = this.key(cx, cy);
         const list = this.cells.get(k);
         if (list) list.push(item);
@@ -56,13 +68,23 @@ class Grid {
   }
   query(x0: number, y0: number, x1: number, y1: number, out: number[]): number[] {
     out.length = 0;
+    const bo = this.bounds;
+    const cx0 = Math.max(Math.floor(x0 / CELL), bo.cx0), cy0 = Math.max(Math.floor(y0 / CELL), bo.cy0);
+    const cx1 = Math.min(Math.floor(x1 / CELL), bo.cx1), cy1 = Math.min(Math.floor(y1 / CELL), bo.cy1);
+    if (cx1 < cx0 || cy1 < cy0) return out;
+    if ((cx1 - cx0 + 1) * (cy1 - cy0 + 1) > this.count) {
+      const b = this.boxes;
+      for (let i = 0; i < this.count; i++) {
+        if (b[4 * i] <= x1 && b[4 * i + 2] >= x0 && b[4 * i + 1] <= y1 && b[4 * i + 3] >= y0) out.push(i);
+      }
+      return out;
+    }
     if (++this.round === 0xffffffff) {
       this.stamp.fill(0);
       this.round = 1;
     }
-    const cx0 = Math.max(Math.floor(x0 / CELL), 0), cy0 = Math.max(Math.floor(y0 / CELL), 0);
-    for (let cx = cx0; cx <= Math.floor(x1 / CELL); cx++) {
-      for (let cy = cy0; cy <= Math.floor(y1 / CELL); cy++) {
+    for (let cx = cx0; cx <= cx1; cx++) {
+      for (let cy = cy0; cy <= cy1; cy++) {
         const list = this.cells.get(this.key(cx, cy));
         if (!list) continue;
         for (const item of list) {
@@ -84,7 +106,8 @@ export class GraphView {
   private paints: NodePaint[] = [];
   private labels: string[] = [];
   private groupLabels: string[] = [];
-  private badgeAt: Array<[number, number, number] | null> = [];  // per edge: x, y, half width of the badge pill
+  private badgeAt: Array<[number, number, number] | null> = [];
+  private edgeSpan = new Float64Array(0);  // per edge: the larger side of its bounding box  // per edge: x, y, half width of the badge pill
   private nodeGrid = new Grid(0);
   private edgeGrid = new Grid(0);
   private selected = new Set<number>();
@@ -153,8 +176,14 @@ export class GraphView {
     this.edgeGrid = new Grid(layout.edges.length);
     this.ctx.font = SMALL_FONT;
     this.groupLabels = layout.groups.map((g) => (g.box ? this.fit(g.label, g.box[2] - 8) : ''));
+    this.edgeSpan = new Float64Array(layout.edges.length);
     this.badgeAt = layout.edges.map((e, i) => {
       const p = e.points;
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (let k = 0; k + 1 < p.length; k += 2) {
+        x0 = Math.min(x0, p[k]); x1 = Math.max(x1, p[k]); y0 = Math.min(y0, p[k + 1]); y1 = Math.max(y1, p[k + 1]);
+      }
+      this.edgeSpan[i] = Math.max(x1 - x0, y1 - y0);
       for (let k = 0; k + 3 < p.length; k += 2) {
         // Stubs are two separate pieces: (p0,p1) and (p2,p3); skip the gap between them.
         if (e.stub && k === 2) continue;
@@ -202,11 +231,17 @@ export class GraphView {
   }
 
   setCamera(camera: Camera, notify = false): void {
-    const scale = clamp(camera.scale, MIN_SCALE, MAX_SCALE);
+    const scale = clamp(camera.scale, this.minScale(), MAX_SCALE);
     this.cam = { scale, tx: camera.tx, ty: camera.ty };
     this.canvas.dataset.transform = `${this.cam.scale} ${this.cam.tx} ${this.cam.ty}`;
     this.invalidate();
     if (notify) this.events.camera(this.camera);
+  }
+
+  /** How far one may zoom out: until the whole drawing is a quarter of the view. */
+  private minScale(): number {
+    if (!this.layout || !this.cssWidth) return 0.02;
+    return Math.min(0.02, 0.25 * Math.min(this.cssWidth / Math.max(this.layout.width, 1), this.cssHeight / Math.max(this.layout.height, 1)));
   }
 
   /** The scale at which the whole drawing fits. */
@@ -215,7 +250,7 @@ export class GraphView {
     if (!this.layout || !this.cssWidth) return 1;
     const pad = 24;
     return clamp(Math.min((this.cssWidth - 2 * pad) / Math.max(this.layout.width, 1), (this.cssHeight - 2 * pad) / Math.max(this.layout.height, 1), 1.5),
-      MIN_SCALE, MAX_SCALE);
+      this.minScale(), MAX_SCALE);
   }
 
   /** Camera showing the whole drawing at `scale`, centred horizontally, from the top. */
@@ -250,7 +285,7 @@ export class GraphView {
   }
 
   zoomAt(factor: number, sx = this.cssWidth / 2, sy = this.cssHeight / 2): void {
-    const scale = clamp(this.cam.scale * factor, MIN_SCALE, MAX_SCALE);
+    const scale = clamp(this.cam.scale * factor, this.minScale(), MAX_SCALE);
     const k = scale / this.cam.scale;
     this.setCamera({ scale, tx: sx - (sx - this.cam.tx) * k, ty: sy - (sy - this.cam.ty) * k }, true);
   }
@@ -308,7 +343,7 @@ export class GraphView {
     layout.groups.forEach((g, gi) => {
       if (!g.box) return;
       const [x, y, w, h] = g.box;
-      if (x > vx1 || y > vy1 || x + w < vx0 || y + h < vy0) return;
+      if (x > vx1 || y > vy1 || x + w < vx0 || y + h < vy0 || Math.max(w, h) * scale < 4) return;
       ctx.fillStyle = theme.groupFill;
       ctx.fillRect(x, y, w, h);
       ctx.strokeStyle = theme.groupStroke;
@@ -322,8 +357,17 @@ export class GraphView {
       }
     });
 
-    // Edges, one path; those touching the selection again on top.
+    // Edges, one path; those touching the selection again on top. Far out, edges shorter than two
+    // pixels are left out: the nodes they join already show the shape.
     const edges = this.edgeGrid.query(vx0, vy0, vx1, vy1, this.visibleEdges);
+    if (scale < 0.15) {
+      let kept = 0;
+      for (const e of edges) {
+        const edge = layout.edges[e];
+        if (this.edgeSpan[e] * scale >= 2 || this.selected.has(edge.from) || this.selected.has(edge.to)) edges[kept++] = e;
+      }
+      edges.length = kept;
+    }
     ctx.strokeStyle = theme.edge;
     ctx.lineWidth = Math.max(px, 1);
     ctx.beginPath();
@@ -346,17 +390,26 @@ export class GraphView {
       ctx.fill();
     }
 
-    // Nodes.
+    // Nodes: plain rectangles when they are a few pixels tall, rounded and outlined otherwise.
     const nodes = this.nodeGrid.query(vx0, vy0, vx1, vy1, this.visibleNodes);
     const radius = 4;
+    const coarse = scale < 0.15;
+    let fill = '';
     for (const i of nodes) {
       const n = layout.nodes[i];
       const x = n.x - n.w / 2, y = n.y - n.h / 2;
-      ctx.fillStyle = this.paints[i]?.fill ?? theme.groupFill;
+      const f = this.paints[i]?.fill ?? theme.groupFill;
+      if (f !== fill) ctx.fillStyle = fill = f;
+      if (coarse && !this.selected.has(i)) {
+        // At least a pixel, so that far out every node still shows.
+        ctx.fillRect(x, y, Math.max(n.w, px), Math.max(n.h, px));
+        continue;
+      }
       ctx.beginPath();
       if (n.kind === 'input' || n.kind === 'output') ctx.roundRect(x, y, n.w, n.h, n.h / 2);
       else ctx.roundRect(x, y, n.w, n.h, radius);
       ctx.fill();
+      fill = '';
       if (this.selected.has(i)) {
         ctx.lineWidth = Math.max((i === this.primary ? 3 : 2.5) * px, 1.5);
         ctx.strokeStyle = i === this.primary ? theme.selection : theme.counterpart;
@@ -399,6 +452,12 @@ export class GraphView {
       }
     }
     this.stats = { frames: this.stats.frames + 1, lastFrameMs: performance.now() - started, drawnNodes: nodes.length, drawnEdges: edges.length };
+    // For the status of the drawing (and the tests): frames drawn, the last frame's time, what it drew.
+    const d = this.canvas.dataset;
+    d.frames = String(this.stats.frames);
+    d.frameMs = this.stats.lastFrameMs.toFixed(2);
+    d.drawnNodes = String(nodes.length);
+    d.drawnEdges = String(edges.length);
   }
 
   /** The node under a canvas point (CSS pixels), or null. */
