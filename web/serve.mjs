@@ -15,25 +15,25 @@ const one = (name, fallback) => all(name).at(-1) ?? fallback;
 const root = path.resolve(one('--root', path.join(web, 'dist')));
 const files = new Map();  // URL path -> file
 const mounts = [];        // [URL prefix, folder]
-const query = new URLSearchParams();
+const query = [];  // [key, URL path] pairs, printed as ?float=...&quant=...&data=...
 for (const [flag, key] of [['--float', 'float'], ['--quant', 'quant']]) {
   const f = one(flag);
   if (!f) continue;
   const url = `/models/${key}/${encodeURIComponent(path.basename(f))}`;
   files.set(url, path.resolve(f));
-  query.set(key, url.slice(1));
+  query.push([key, url.slice(1)]);
 }
 for (const f of all('--data')) {
   const url = `/models/data/${encodeURIComponent(path.basename(f))}`;
   files.set(url, path.resolve(f));
-  query.append('data', url.slice(1));
+  query.push(['data', url.slice(1)]);
 }
 for (const m of all('--mount')) {
   const at = m.indexOf('=');
   mounts.push([m.slice(0, at), realpathSync(path.resolve(m.slice(at + 1)))]);
 }
 mounts.push(['/', realpathSync(root)]);
-if ((query.has('float') || query.has('quant')) && !(query.has('float') && query.has('quant'))) {
+if (query.filter(([k]) => k !== 'data').length === 1) {
   console.error('serve: give both --float and --quant');
   process.exit(2);
 }
@@ -104,7 +104,7 @@ function listen(port) {
   });
   server.listen(port, '127.0.0.1', () => {
     const { port: actual } = server.address();
-    const q = query.toString();
+    const q = query.map(([k, v]) => `${k}=${v.replace(/[&#%+ ]/g, encodeURIComponent)}`).join('&');
     console.log(`VisualQuantization web UI: http://127.0.0.1:${actual}/${q ? `?${q}` : ''}`);
     console.log('(serving on 127.0.0.1 only; Ctrl+C stops)');
   });

@@ -22,9 +22,13 @@ export function cliCompare(floatPath, quantPath) {
   return JSON.parse(r.stdout);
 }
 
-/** Starts web/serve.mjs on a free port with extra mounts ([['/models/', dir]]); resolves to { url, stop }. */
-export function startServer(mounts = []) {
-  const args = [path.join(root, 'web/serve.mjs'), '--port', '0', '--root', webDist];
+/**
+ * Starts web/serve.mjs on a free port with extra mounts ([['/models/', dir]]) and arguments;
+ * resolves to { url, printed, stop }: the base URL, the URL the server printed, and a stop that ends
+ * the server by its pid.
+ */
+export function startServer(mounts = [], extraArgs = []) {
+  const args = [path.join(root, 'web/serve.mjs'), '--port', '0', '--root', webDist, ...extraArgs];
   for (const [prefix, dir] of mounts) args.push('--mount', `${prefix}=${dir}`);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
@@ -33,11 +37,12 @@ export function startServer(mounts = []) {
     child.stderr.on('data', (d) => { err += d; });
     child.stdout.on('data', (d) => {
       out += d;
-      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+      const m = /(http:\/\/127\.0\.0\.1:(\d+)\/\S*)\n/.exec(out);
       if (!m) return;
       clearTimeout(timer);
       resolve({
-        url: `http://127.0.0.1:${m[1]}/`,
+        url: `http://127.0.0.1:${m[2]}/`,
+        printed: m[1],
         stop: () => new Promise((done) => {
           if (child.exitCode !== null) return done();
           child.once('exit', () => done());

@@ -1,7 +1,8 @@
-"""Writes a large float/QDQ pair for the web page's drawing test: BLOCKS residual blocks of
-Conv(1x1) -> Relu -> Conv(1x1) -> Add, in name scopes (/stage{s}/block{b}/...), with small
-weights, so the graph is large while the files stay small.
-    python3 make_large_pair.py OUT_DIR BLOCKS
+"""Writes a float/QDQ pair of BLOCKS residual blocks of Conv(1x1) -> Relu -> Conv(1x1) -> Add, in
+name scopes (/stage{s}/block{b}/...), with small weights: large graphs in small files for the web
+page's drawing test. With --external, the float model keeps its weights in an external-data file
+(float.weights), for the drag-and-drop test.
+    python3 make_large_pair.py OUT_DIR BLOCKS [--external]
 """
 import sys
 from pathlib import Path
@@ -58,7 +59,11 @@ def build(blocks, quantized):
 def main():
     out, blocks = Path(sys.argv[1]), int(sys.argv[2])
     out.mkdir(parents=True, exist_ok=True)
-    onnx.save(build(blocks, False), out / 'float.onnx')
+    if '--external' in sys.argv[3:]:
+        onnx.save_model(build(blocks, False), str(out / 'float.onnx'), save_as_external_data=True, all_tensors_to_one_file=True,
+                        location='float.weights', size_threshold=0)
+    else:
+        onnx.save(build(blocks, False), out / 'float.onnx')
     onnx.save(build(blocks, True), out / 'quant.onnx')
 
 

@@ -16,7 +16,7 @@ const PAIR = 'torch_eager_ptq_cnn_perchannel';
 const pairFile = (pair, f) => path.join(pairsDir, pair, f);
 const pairUrl = (pair) => `?float=models/${pair}/float.onnx&quant=models/${pair}/quant.onnx`;
 
-let server, browser, payloadDir;
+let server, browser, payloadDir, externalDir;
 const reference = cliCompare(pairFile(PAIR, 'float.onnx'), pairFile(PAIR, 'quant.onnx'));
 
 before(async () => {
@@ -24,6 +24,9 @@ before(async () => {
   const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
   const r = spawnSync(python, [path.join(root, 'tests/browser/make_payload_pair.py'), payloadDir], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
+  externalDir = mkdtempSync(path.join(tmpdir(), 'vq-external-'));
+  const e = spawnSync(python, [path.join(root, 'tests/browser/make_large_pair.py'), externalDir, '3', '--external'], { encoding: 'utf8' });
+  assert.equal(e.status, 0, e.stderr);
   server = await startServer([['/models/', pairsDir], ['/payload/', payloadDir]]);
   browser = await launchBrowser();
 });
@@ -31,7 +34,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.stop();
-  if (payloadDir) rmSync(payloadDir, { recursive: true, force: true });
+  for (const d of [payloadDir, externalDir]) if (d) rmSync(d, { recursive: true, force: true });
 });
 
 /** Fails on any CSP violation, dialog, uncaught error or console error the page reported. */
@@ -274,6 +277,59 @@ test('opens a pair through the file inputs', async () => {
   await screenshot(page, '12-file-input-int4-precision');
   await assertClean(page);
   await page.close();
+});
+
+/** Drops files on the page as a person drags them from a file manager (a DataTransfer of Files). */
+async function dropFiles(page, paths) {
+  const files = paths.map((p) => ({ name: path.basename(p), bytes: [...readFileSync(p)] }));
+  const dataTransfer = await page.evaluateHandle((files) => {
+    const dt = new DataTransfer();
+    for (const f of files) dt.items.add(new File([new Uint8Array(f.bytes)], f.name));
+    return dt;
+  }, files);
+  await page.dispatchEvent('main', 'dragenter', { dataTransfer });
+  await page.dispatchEvent('main', 'dragover', { dataTransfer });
+  await page.dispatchEvent('main', 'drop', { dataTransfer });
+}
+
+test('drag and drop: two models with an external-data file; without it, the error says what is missing', async () => {
+  const page = await newPage(browser.context);
+  await page.goto(server.url);
+  const f = path.join(externalDir, 'float.onnx'), q = path.join(externalDir, 'quant.onnx'), w = path.join(externalDir, 'float.weights');
+  await dropFiles(page, [f, q]);
+  await page.waitForSelector('#error[data-code="missing_external_file"]:not([hidden])');
+  assert.match(await page.textContent('#error'), /external-data file is missing.*\[missing_external_file\].*float\.weights/);
+  await screenshot(page, '19-drop-missing-external');
+  await dropFiles(page, [q, w, f]);
+  await waitDrawn(page);
+  const ref = cliCompare(f, q);
+  assert.equal(await page.textContent('#name-float'), ref.float.file);
+  assert.equal(await page.$$eval('#layer-table tbody tr', (trs) => trs.length), ref.weights.layers.length);
+  // One model alone is refused with a message.
+  await dropFiles(page, [f]);
+  assert.match(await page.textContent('#error'), /Drop exactly two \.onnx models/);
+  await assertClean(page);
+  await page.close();
+});
+
+test('the server opens the pair it was given (--float, --quant, --data) at the URL it prints', async () => {
+  const f = path.join(externalDir, 'float.onnx'), q = path.join(externalDir, 'quant.onnx'), w = path.join(externalDir, 'float.weights');
+  const own = await startServer([], ['--float', f, '--quant', q, '--data', w]);
+  try {
+    assert.match(own.printed, /^http:\/\/127\.0\.0\.1:\d+\/\?float=models\/float\/float\.onnx&quant=models\/quant\/quant\.onnx&data=models\/data\/float\.weights$/);
+    const page = await newPage(browser.context);
+    await page.goto(own.printed);
+    await waitDrawn(page);
+    assert.equal(await page.textContent('#name-quant'), 'quant.onnx');
+    // Only what it was given: nothing else of the models' folder, nothing outside the page's folder.
+    for (const p of ['models/float/quant.onnx', 'models/../package.json', '..%2Fpackage.json', 'models/float.weights']) {
+      assert.equal((await page.request.get(own.url + p)).status(), 404, p);
+    }
+    await assertClean(page);
+    await page.close();
+  } finally {
+    await own.stop();
+  }
 });
 
 test('model strings with HTML and script payloads render as text and run nothing', async () => {

@@ -133,9 +133,9 @@ class App {
     if (this.running.id !== null) this.core.cancel(this.running.id);
   }
 
-  /** Runs one core request as the current long task (cancellable, with progress). */
-  private async step<T>(start: (onProgress: (p: ProgressMessage) => void) => { id: number; promise: Promise<T> }): Promise<T> {
-    const request = start((p) => this.progress(p.detail, p.fraction));
+  /** Runs one core request as the current long task (cancellable); the core's progress words show with the bar at `fraction`. */
+  private async step<T>(fraction: number, start: (onProgress: (p: ProgressMessage) => void) => { id: number; promise: Promise<T> }): Promise<T> {
+    const request = start((p) => this.progress(p.detail, fraction));
     if (this.running) this.running.id = request.id;
     return request.promise;
   }
@@ -153,13 +153,13 @@ class App {
         this.progress(`Reading ${this.names.first} and ${this.names.second} (${mb(loaded)}${total ? ` of ${mb(total)}` : ''})`, total ? (loaded / total) * 0.3 : undefined), abort.signal);
       const transfer = [files.first.bytes, files.second.bytes, ...files.external.map((f) => f.bytes)];
       this.progress('Aligning the two models', 0.35);
-      const opened = await this.step((onProgress) => this.core.request('open', files, { transfer, onProgress }));
+      const opened = await this.step(0.35, (onProgress) => this.core.request('open', files, { transfer, onProgress }));
       if (ticket !== this.opening) return;
       this.report = opened.report;
       this.weights = null;
       this.lint = null;
       this.progress('Laying out both graphs', 0.7);
-      const layout = await this.step((onProgress) => this.core.request('layout', { view: this.view }, { onProgress }));
+      const layout = await this.step(0.7, (onProgress) => this.core.request('layout', { view: this.view }, { onProgress }));
       if (ticket !== this.opening) return;
       this.showComparison(new Comparison(opened.report, layout), true);
       byId('progress').hidden = true;
@@ -245,7 +245,7 @@ class App {
     this.running = { id: null, abort: new AbortController() };
     try {
       this.progress('Laying out both graphs', 0.5);
-      const layout = await this.step((onProgress) => this.core.request('layout', { view }, { onProgress }));
+      const layout = await this.step(0.5, (onProgress) => this.core.request('layout', { view }, { onProgress }));
       if (ticket !== this.opening) return;
       byId('progress').hidden = true;
       this.running = null;

@@ -49,7 +49,7 @@ const handlers: { [M in Method]: Handler<M> } = {
     pair = null;
     const externalFiles: Record<string, Uint8Array> = {};
     for (const f of external) externalFiles[f.name] = bytesOf(f);
-    progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`, 0.5);
+    progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
     const a = { name: first.name, bytes: bytesOf(first) }, b = { name: second.name, bytes: bytesOf(second) };
     const comparison = vq.open(a.bytes, a.name, b.bytes, b.name, externalFiles);
     pair = { comparison, first: a, second: b, external: externalFiles };
