@@ -205,6 +205,8 @@ test('a weighted op shows the weight charts (histograms and per-channel error), 
   assert.match(await page.textContent('#detail figure[data-chart="histogram"] figcaption'), /48 bins/);
   await page.locator('#detail figure[data-chart="histogram"]').scrollIntoViewIfNeeded();
   await screenshot(page, '09-weight-charts');
+  await page.locator('#detail figure[data-chart="codes"]').evaluate((f) => f.scrollIntoView({ block: 'start' }));
+  await screenshot(page, '09b-weight-charts-per-channel');
   await page.click('#theme');
   await page.click('#theme');
   assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
