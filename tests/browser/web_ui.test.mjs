@@ -258,18 +258,47 @@ test('exports: the JSON report equals the CLI\'s compare report; the CSV has eve
   assert.match(lines[0], /^Rank,Float node,Quantized node,Op,/);
   assert.equal(lines.length, reference.weights.layers.length + 1);
   assert.ok(lines[1].startsWith(`1,${reference.weights.layers[0].float_node},`));
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export-png')]);
+  const image = readFileSync(await png.path());
+  assert.deepEqual([...image.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
+  const widths = await page.$$eval('.graph-canvas', (cs) => cs.map((c) => c.width));
+  assert.ok(image.readUInt32BE(16) > widths[0] + widths[1] - 1, 'both graphs side by side');
   await assertClean(page);
   await page.close();
 });
 
-test('opens a pair through the file inputs', async () => {
+test('find a node by name or op type, on either side', async () => {
+  const page = await openPair();
+  await page.fill('#search', 'batchnorm');
+  await page.waitForSelector('#search-results:not([hidden]) li[data-id]');
+  const results = await page.$$eval('#search-results li[data-id]', (lis) => lis.map((li) => [li.dataset.side, li.dataset.id]));
+  const bns = reference.logical_graphs.float.filter((o) => o.op_type === 'BatchNormalization').map((o) => o.op);
+  assert.deepEqual(results.map(([, id]) => id).sort(), [...bns].sort());
+  await page.press('#search', 'ArrowDown');
+  await page.press('#search', 'Enter');
+  const chosen = results[1][1];
+  assert.ok((await selectedIds(page, 'float')).includes(chosen));
+  const entry = reference.mapping.find((e) => e.float.includes(chosen));
+  assert.deepEqual(await selectedIds(page, 'quant'), [...entry.quant_ops].sort());
+  assert.equal(await page.isHidden('#search-results'), true);
+  await page.fill('#search', entry.quant_ops[0]);
+  await page.waitForSelector('#search-results li[data-side="quant"]');
+  await screenshot(page, '20-search');
+  await assertClean(page);
+  await page.close();
+});
+
+test('opens a pair through the file inputs (given the wrong way round: the core finds which is which)', async () => {
   const page = await newPage(browser.context);
   await page.goto(server.url);
   const pair = 'ort_qdq_blockwise_int4';
-  await page.setInputFiles('#file-float', pairFile(pair, 'float.onnx'));
-  await page.setInputFiles('#file-quant', pairFile(pair, 'quant.onnx'));
+  await page.setInputFiles('#file-float', pairFile(pair, 'quant.onnx'));
+  await page.setInputFiles('#file-quant', pairFile(pair, 'float.onnx'));
   await waitDrawn(page);
   const ref = cliCompare(pairFile(pair, 'float.onnx'), pairFile(pair, 'quant.onnx'));
+  assert.equal(await page.textContent('#name-float'), 'float.onnx');
+  assert.equal(await page.textContent('#name-quant'), 'quant.onnx');
+  assert.match(await page.textContent('#summary'), /given in the other order/);
   const rows = await page.$$eval('#layer-table tbody tr', (trs) => trs.length);
   assert.equal(rows, ref.weights.layers.length);
   const first = ref.mapping.find((e) => e.float_ops.length && e.quant_ops.length);
@@ -347,6 +376,9 @@ test('model strings with HTML and script payloads render as text and run nothing
   assert.equal(await page.textContent(`#layer-table tbody tr td:nth-child(2)`), conv);
   await clickNode(page, 'quant', relu);
   assert.equal(await page.textContent('#detail [data-field="name"]'), relu);
+  await page.fill('#search', '<img');
+  await page.waitForSelector('#search-results li[data-id]');
+  assert.equal(await page.textContent('#search-results li[data-side="float"] .result-id'), relu);
   await page.selectOption('#overlay', 'heat');
   await page.waitForTimeout(300);
   await screenshot(page, '13-payload-names');

@@ -7,6 +7,7 @@ import { DetailPanel } from './ui/detail_panel';
 import { byId, download, el } from './ui/dom';
 import { GraphView, type Camera } from './ui/graph_view';
 import { LayerTable } from './ui/layer_table';
+import { NodeSearch } from './ui/search';
 import { OVERLAYS, paintsFor, type OverlayName, type ThemeName } from './ui/overlays';
 import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSources } from './ui/sources';
 import { WorkerConnection } from './worker/worker_connection';
@@ -19,6 +20,7 @@ class App {
   private readonly views: Record<Side, GraphView>;
   private readonly detail: DetailPanel;
   private readonly table: LayerTable;
+  private readonly search: NodeSearch;
   private report: CompareReport | null = null;
   private comparison: Comparison | null = null;
   private weights: WeightsReport | null = null;
@@ -45,6 +47,7 @@ class App {
       },
       loadWeights: (info, host) => void this.loadWeights(info, host),
     });
+    this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, index) => this.selectNode(side, index));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
     this.bindControls();
     const stored = localStorage.getItem('vq-theme');
@@ -106,6 +109,7 @@ class App {
     byId('zoom-fit').addEventListener('click', () => this.zoomToFit());
     byId('export-json').addEventListener('click', () => void this.exportJson());
     byId('export-csv').addEventListener('click', () => download(`${this.baseName()}-layers.csv`, this.table.toCsv(), 'text/csv'));
+    byId('export-png').addEventListener('click', () => void this.exportPng());
     byId('theme').addEventListener('click', () => {
       const order: Array<ThemeName | null> = [null, 'light', 'dark'];
       this.applyTheme(order[(order.indexOf(this.themeChoice) + 1) % order.length]);
@@ -207,6 +211,8 @@ class App {
     const previous = this.selection;
     const previousIds = this.comparison ? SIDES.map((s) => previous[s].map((i) => this.comparison!.nodes[s][i].node.id)) : null;
     this.comparison = comparison;
+    this.search.setComparison(comparison);
+    byId<HTMLButtonElement>('export-png').disabled = false;
     if (this.weights) comparison.setWeights(this.weights);
     if (this.lint) comparison.setLint(this.lint);
     byId('welcome').hidden = true;
@@ -464,6 +470,36 @@ class App {
   private async exportJson() {
     if (!this.report || !this.weights || !this.lint) return;
     download(`${this.baseName()}-compare.json`, `${JSON.stringify({ ...this.report, weights: this.weights, lint: this.lint }, null, 2)}\n`, 'application/json');
+  }
+
+  /** Both graphs as they are shown, side by side under a title line, as a PNG. */
+  private async exportPng() {
+    const r = this.report;
+    if (!r) return;
+    const canvases = SIDES.map((s) => this.views[s].canvas);
+    const dpr = window.devicePixelRatio || 1;
+    const head = Math.round(28 * dpr), gap = Math.round(2 * dpr);
+    const out = document.createElement('canvas');
+    out.width = canvases[0].width + gap + canvases[1].width;
+    out.height = head + Math.max(canvases[0].height, canvases[1].height);
+    const ctx = out.getContext('2d')!;
+    const css = getComputedStyle(document.body);
+    ctx.fillStyle = css.getPropertyValue('--border').trim();
+    ctx.fillRect(0, 0, out.width, out.height);
+    let x = 0;
+    SIDES.forEach((side, k) => {
+      ctx.fillStyle = css.getPropertyValue('--panel').trim();
+      ctx.fillRect(x, 0, canvases[k].width, head - gap);
+      ctx.fillStyle = css.getPropertyValue('--text').trim();
+      ctx.font = `600 ${13 * dpr}px system-ui, sans-serif`;
+      ctx.textBaseline = 'middle';
+      ctx.fillText(`${side === 'float' ? 'Float' : 'Quantized'}: ${r[side].file} (${OVERLAYS[this.overlay].title.toLowerCase()})`, x + 10 * dpr, (head - gap) / 2,
+        canvases[k].width - 20 * dpr);
+      ctx.drawImage(canvases[k], x, head);
+      x += canvases[k].width + gap;
+    });
+    const blob = await new Promise<Blob | null>((resolve) => out.toBlob(resolve, 'image/png'));
+    if (blob) download(`${this.baseName()}-view.png`, blob, 'image/png');
   }
 
   private showError(text: string, code = 'error') {

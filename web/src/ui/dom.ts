@@ -29,9 +29,9 @@ export function fmt(value: number | null | undefined, digits = 3): string {
   return Number(value.toPrecision(digits)).toString();
 }
 
-/** Saves text as a file through a Blob URL. */
-export function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Saves text or a Blob as a file through a Blob URL. */
+export function download(name: string, data: string | Blob, type: string): void {
+  const url = URL.createObjectURL(typeof data === 'string' ? new Blob([data], { type }) : data);
   const a = el('a', { attrs: { href: url, download: name } });
   document.body.append(a);
   a.click();
