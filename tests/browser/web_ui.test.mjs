@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  clickNode, cliCompare, launchBrowser, newPage, pairsDir, root, screenshot, selectedIds, startServer, waitDrawn,
+  cli, clickNode, cliCompare, launchBrowser, newPage, pairsDir, root, screenshot, selectedIds, startServer, waitDrawn,
 } from './harness.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
@@ -168,6 +168,36 @@ test('overlays switch: weight error heat, precision, lint, each with its legend'
   await page.selectOption('#overlay', 'status');
   const status = Object.fromEntries(await page.$$eval('#graph-float li[data-kind="op"]', (lis) => lis.map((li) => [li.dataset.id, li.dataset.overlay])));
   for (const e of reference.mapping) for (const id of e.float_ops) if (status[id] !== undefined) assert.equal(status[id], e.kind);
+  await assertClean(page);
+  await page.close();
+});
+
+test('hovering a Q/DQ badge shows its precision and scale', async () => {
+  const page = await openPair();
+  // Where the page draws a badge: the middle of its edge's longest segment, in the CLI's layout (which the wasm one equals).
+  const r = spawnSync(cli, ['layout', pairFile(PAIR, 'float.onnx'), pairFile(PAIR, 'quant.onnx'), '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  assert.equal(r.status, 0, r.stderr);
+  const quant = JSON.parse(r.stdout).quant;
+  const edge = quant.edges.find((e) => e.badge && !e.stub);
+  const p = edge.points;
+  let best = 0;
+  for (let k = 0; k + 3 < p.length; k += 2) if (Math.hypot(p[k + 2] - p[k], p[k + 3] - p[k + 1]) > Math.hypot(p[best + 2] - p[best], p[best + 3] - p[best + 1])) best = k;
+  const at = await page.evaluate(([x, y]) => {
+    const c = document.querySelector('#graph-quant canvas');
+    const [s, tx, ty] = c.dataset.transform.split(' ').map(Number);
+    const b = c.getBoundingClientRect();
+    return { x: b.left + tx + x * s, y: b.top + ty + y * s };
+  }, [(p[best] + p[best + 2]) / 2, (p[best + 1] + p[best + 3]) / 2]);
+  await page.mouse.move(at.x, at.y);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  const text = await page.textContent('#tooltip');
+  assert.ok(text.startsWith(edge.badge), text);
+  const reader = reference.logical_graphs.quant[quant.nodes[edge.to].op];
+  const input = reader.quantization.inputs.find((i) => i);
+  assert.ok(text.includes(`${input.type}, ${input.granularity.replace('_', ' ')}: scale`), text);
+  for (const n of edge.badge_nodes) assert.ok(text.includes(n), `${n} in ${text}`);
+  await screenshot(page, '08b-badge-tooltip');
+  await page.mouse.move(at.x + 300, at.y + 300);
   await assertClean(page);
   await page.close();
 });
