@@ -2,7 +2,9 @@
 // by side, links selection, and fills the overlays, the detail panel and the layer table.
 import { Comparison, other, SIDES, type NodeInfo, type Side } from './model/comparison';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
-import { describeError, type CompareReport, type LayoutView, type LintFinding, type ProgressMessage, type WeightsReport } from './protocol/messages';
+import {
+  describeError, type CompareReport, type LayoutEdge, type LayoutView, type LintFinding, type ProgressMessage, type WeightsReport,
+} from './protocol/messages';
 import { DetailPanel } from './ui/detail_panel';
 import { byId, download, el } from './ui/dom';
 import { GraphView, type Camera } from './ui/graph_view';
@@ -426,7 +428,7 @@ class App {
       })));
   }
 
-  private showBadgeTooltip(side: Side, edge: import('./protocol/messages').LayoutEdge | null, x: number, y: number) {
+  private showBadgeTooltip(side: Side, edge: LayoutEdge | null, x: number, y: number) {
     const tip = byId('tooltip');
     if (!edge || !this.comparison) {
       tip.hidden = true;

@@ -1,7 +1,7 @@
 // The Web Worker transport of CoreConnection. Cancelling a request that the worker is running ends
 // the worker (wasm calls cannot be interrupted) and starts a fresh one; the open pair is then lost
 // and `generation` goes up.
-import { CoreRequestError, PendingTable, type CoreConnection, type PendingRequest, type RequestOptions } from '../protocol/connection';
+import { PendingTable, type CoreConnection, type PendingRequest, type RequestOptions } from '../protocol/connection';
 import type { FromCore, Method, Params, Result, ToCore } from '../protocol/messages';
 
 export class WorkerConnection implements CoreConnection {
@@ -58,5 +58,3 @@ export class WorkerConnection implements CoreConnection {
     this.pending.rejectAll({ code: 'cancelled', message: 'connection closed' });
   }
 }
-
-export { CoreRequestError };
