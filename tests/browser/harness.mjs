@@ -1,0 +1,149 @@
+// What the browser tests share: the static server (web/serve.mjs, on 127.0.0.1, stopped by its own
+// pid), Debian's Chromium driven by playwright-core with a fresh profile, a page that records CSP
+// violations, dialogs and errors, and screenshots in tests/out/browser/.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const webDist = process.env.VQ_WEB_DIST ?? path.join(root, 'web/dist');
+export const pairsDir = path.join(root, 'tests/fixtures/pairs');
+export const cli = path.join(process.env.VQ_NATIVE_BUILD ?? path.join(root, 'build/native'), 'bin/visualquant');
+export const shotsDir = path.join(root, 'tests/out/browser');
+const chromiumPath = process.env.VQ_CHROMIUM ?? '/usr/bin/chromium';
+
+/** The CLI's compare report of a pair (the reference the page must agree with). */
+export function cliCompare(floatPath, quantPath) {
+  const r = spawnSync(cli, ['compare', floatPath, quantPath, '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`visualquant compare failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/**
+ * Starts web/serve.mjs on a free port with extra mounts ([['/models/', dir]]) and arguments;
+ * resolves to { url, printed, stop }: the base URL, the URL the server printed, and a stop that ends
+ * the server by its pid.
+ */
+export function startServer(mounts = [], extraArgs = []) {
+  const args = [path.join(root, 'web/serve.mjs'), '--port', '0', '--root', webDist, ...extraArgs];
+  for (const [prefix, dir] of mounts) args.push('--mount', `${prefix}=${dir}`);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '', err = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 15000);
+    child.stderr.on('data', (d) => { err += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/127\.0\.0\.1:(\d+)\/\S*)\n/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve({
+        url: `http://127.0.0.1:${m[2]}/`,
+        printed: m[1],
+        stop: () => new Promise((done) => {
+          if (child.exitCode !== null) return done();
+          child.once('exit', () => done());
+          process.kill(child.pid, 'SIGTERM');
+        }),
+      });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${err}`)));
+  });
+}
+
+/** Chromium with a fresh profile directory; resolves to { context, close }. */
+export async function launchBrowser() {
+  const profile = mkdtempSync(path.join(tmpdir(), 'vq-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1440, height: 900 },
+    acceptDownloads: true,
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A new page that records what must never happen: CSP violations, dialogs (alert() from an injected
+ * payload), uncaught errors, console errors. `problems()` lists them.
+ */
+export async function newPage(context) {
+  const page = await context.newPage();
+  const events = { dialogs: [], errors: [], console: [] };
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
+  page.on('dialog', (d) => {
+    events.dialogs.push(`${d.type()}: ${d.message()}`);
+    void d.dismiss();
+  });
+  page.on('pageerror', (e) => events.errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') events.console.push(m.text());
+  });
+  page.problems = async () => {
+    const csp = await page.evaluate(() => window.__cspViolations ?? []).catch(() => []);
+    return { csp, dialogs: events.dialogs, errors: events.errors, console: events.console };
+  };
+  return page;
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(shotsDir, { recursive: true });
+  await page.screenshot({ path: path.join(shotsDir, `${name}.png`) });
+}
+
+/** Waits until both graphs are drawn (and, with `analysed`, the weight analysis and lint are in). */
+export async function waitDrawn(page, analysed = true) {
+  await page.waitForFunction((want) => {
+    const s = document.body.dataset.state;
+    return want ? s === 'ready' : s === 'drawn' || s === 'ready';
+  }, analysed, { timeout: 60000 });
+}
+
+/**
+ * Clicks a drawn node on its canvas where the page drew it (its data-x/y and the canvas transform),
+ * first scrolling the view with the mouse wheel as a person would when the node is out of sight.
+ */
+export async function clickNode(page, side, id) {
+  const where = () => page.evaluate(({ side, id }) => {
+    const host = document.getElementById(`graph-${side}`);
+    const item = [...host.querySelectorAll('li[data-id]')].find((li) => li.dataset.id === id);
+    if (!item) return null;
+    const canvas = host.querySelector('canvas');
+    const [scale, tx, ty] = canvas.dataset.transform.split(' ').map(Number);
+    const r = canvas.getBoundingClientRect();
+    return { x: r.left + tx + Number(item.dataset.x) * scale, y: r.top + ty + Number(item.dataset.y) * scale,
+      r: { left: r.left, top: r.top, right: r.right, bottom: r.bottom } };
+  }, { side, id });
+  for (let attempt = 0; ; attempt++) {
+    const pos = await where();
+    if (!pos) throw new Error(`no drawn node ${id} on the ${side} side`);
+    const { r } = pos;
+    const inside = pos.x > r.left + 8 && pos.x < r.right - 8 && pos.y > r.top + 8 && pos.y < r.bottom - 8;
+    if (inside) return page.mouse.click(pos.x, pos.y);
+    if (attempt === 6) throw new Error(`node ${id} stays outside the ${side} view`);
+    await page.mouse.move((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+    await page.mouse.wheel(pos.x - (r.left + r.right) / 2, pos.y - (r.top + r.bottom) / 2);
+    await page.waitForFunction(() => new Promise((done) => requestAnimationFrame(() => done(true))));
+  }
+}
+
+/** The node ids selected on one side, as the node list's aria-selected says. */
+export function selectedIds(page, side) {
+  return page.evaluate((side) => [...document.querySelectorAll(`#graph-${side} li[aria-selected="true"]`)].map((li) => li.dataset.id).sort(), side);
+}

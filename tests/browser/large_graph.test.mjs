@@ -1,0 +1,79 @@
+// A large pair stays usable: 5,000 float ops against their 15,000-node QDQ version (12,500 drawn in
+// the raw view, the weights' DequantizeLinear being folded), opened, drawn and panned in Chromium. It reports the time to the drawn view and the drawing time per frame (the
+// canvas draws only what the viewport shows), with generous bounds for a shared 2-core machine;
+// the comparison with Netron is a separate benchmark.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { launchBrowser, newPage, root, screenshot, startServer, waitDrawn } from './harness.mjs';
+
+const BLOCKS = 1250;  // 4 ops a block: 5,001 float nodes; the QDQ model has 15,001
+let server, browser, dir;
+
+before(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'vq-large-'));
+  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+  const r = spawnSync(python, [path.join(root, 'tests/browser/make_large_pair.py'), dir, String(BLOCKS)], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  server = await startServer([['/large/', dir]]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Pans one view with wheel events for `frames` frames; returns each frame's drawing time (ms). */
+function pan(page, side, frames, dy) {
+  return page.evaluate(async ({ side, frames, dy }) => {
+    const canvas = document.querySelector(`#graph-${side} canvas`);
+    const times = [];
+    const started = performance.now();
+    for (let i = 0; i < frames; i++) {
+      canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: dy, clientX: 100, clientY: 100, bubbles: true, cancelable: true }));
+      const before = canvas.dataset.frames;
+      await new Promise((r) => requestAnimationFrame(r));  // the view's own frame runs first
+      if (canvas.dataset.frames !== before) times.push(Number(canvas.dataset.frameMs));
+    }
+    return { times, seconds: (performance.now() - started) / 1000, drawnNodes: Number(canvas.dataset.drawnNodes) };
+  }, { side, frames, dy });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+test('a 5,000-op pair (15,000 quantized nodes) opens, draws and pans smoothly', async (t) => {
+  const page = await newPage(browser.context);
+  const started = Date.now();
+  await page.goto(`${server.url}?float=large/float.onnx&quant=large/quant.onnx`);
+  await waitDrawn(page, false);
+  const drawnAfter = (Date.now() - started) / 1000;
+  await waitDrawn(page, true);
+  const analysedAfter = (Date.now() - started) / 1000;
+  assert.equal(await page.$$eval('#graph-float li[data-kind="op"]', (l) => l.length), 5001);
+
+  const readable = await pan(page, 'quant', 60, 120);
+  await screenshot(page, '17-large-pair');
+  await page.check('#raw-view');
+  await page.waitForFunction(() => document.querySelectorAll('#graph-quant li[data-kind="op"]').length > 12000, null, { timeout: 60000 });
+  const raw = await pan(page, 'quant', 60, 120);
+  await page.click('#zoom-fit');
+  const whole = await pan(page, 'quant', 20, 1);
+  await screenshot(page, '18-large-pair-raw-fit');
+  t.diagnostic(`drawn after ${drawnAfter.toFixed(1)} s, weights and lint after ${analysedAfter.toFixed(1)} s`);
+  for (const [name, r] of Object.entries({ readable, raw, whole })) {
+    t.diagnostic(`${name}: median frame ${median(r.times).toFixed(1)} ms, worst ${Math.max(...r.times).toFixed(1)} ms, ` +
+      `${r.drawnNodes} nodes in view, ${(r.times.length / r.seconds).toFixed(0)} frames/s`);
+  }
+  assert.ok(drawnAfter < 60, `drawn after ${drawnAfter} s`);
+  assert.ok(readable.times.length >= 30 && median(readable.times) < 16, `panning at reading size: ${median(readable.times)} ms a frame`);
+  assert.ok(median(raw.times) < 16, `panning the raw 15,000-node graph: ${median(raw.times)} ms a frame`);
+  assert.ok(whole.drawnNodes > 12000, `the whole raw graph in view: ${whole.drawnNodes} nodes drawn`);
+  assert.ok(median(whole.times) < 200, `the whole raw graph in view: ${median(whole.times)} ms a frame`);
+  assert.deepEqual(await page.problems(), { csp: [], dialogs: [], errors: [], console: [] });
+  await page.close();
+});

@@ -1,0 +1,59 @@
+// Builds the web page into web/dist with esbuild: the UI (main.js, with the chart code split into
+// a chunk loaded on first use), the core's Web Worker (worker.js, the wasm wrapper bundled in), the
+// wasm module next to it, the page and its styles. Needs the wasm build (build/wasm/dist).
+//   node web/build.mjs [--wasm-dist DIR] [--out DIR]
+import { build } from 'esbuild';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const web = path.dirname(fileURLToPath(import.meta.url));
+const root = path.dirname(web);
+const arg = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? path.resolve(process.argv[at + 1]) : fallback;
+};
+const wasmDist = arg('--wasm-dist', process.env.VQ_WASM_DIST ?? path.join(root, 'build/wasm/dist'));
+const out = arg('--out', path.join(web, 'dist'));
+
+for (const f of ['visualquant.mjs', 'visualquant_core.mjs', 'visualquant_core.wasm']) {
+  if (!existsSync(path.join(wasmDist, f))) {
+    console.error(`[web] ${path.join(wasmDist, f)} is missing: build the wasm core first (scripts/build wasm)`);
+    process.exit(1);
+  }
+}
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const common = {
+  bundle: true,
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  sourcemap: true,
+  legalComments: 'linked',
+  logLevel: 'warning',
+  // The wasm wrapper's types come from wasm/visualquant.d.mts (tsconfig paths); its code from the build.
+  alias: { 'visualquant-core': path.join(wasmDist, 'visualquant.mjs') },
+};
+await Promise.all([
+  build({
+    ...common,
+    entryPoints: { main: path.join(web, 'src/main.ts'), styles: path.join(web, 'src/styles.css') },
+    outdir: out,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    platform: 'browser',
+  }),
+  build({
+    ...common,
+    entryPoints: { worker: path.join(web, 'src/worker/core_worker.ts') },
+    outdir: out,
+    platform: 'browser',
+    // Emscripten's Node-only branches (never taken in a worker) import Node modules.
+    external: ['node:*', 'fs', 'path', 'url', 'module', 'crypto', 'worker_threads'],
+  }),
+]);
+copyFileSync(path.join(wasmDist, 'visualquant_core.wasm'), path.join(out, 'visualquant_core.wasm'));
+copyFileSync(path.join(web, 'src/index.html'), path.join(out, 'index.html'));
+console.log(`[web] built ${path.relative(root, out) || out}`);

@@ -1,0 +1,536 @@
+// The page: opens two models through a CoreConnection (here the Web Worker), draws both graphs side
+// by side, links selection, and fills the overlays, the detail panel and the layer table.
+import { Comparison, other, SIDES, type NodeInfo, type Side } from './model/comparison';
+import { CoreRequestError, type CoreConnection } from './protocol/connection';
+import {
+  describeError, type CompareReport, type LayoutEdge, type LayoutView, type LintFinding, type ProgressMessage, type WeightsReport,
+} from './protocol/messages';
+import { DetailPanel } from './ui/detail_panel';
+import { byId, download, el } from './ui/dom';
+import { GraphView, type Camera } from './ui/graph_view';
+import { LayerTable } from './ui/layer_table';
+import { NodeSearch } from './ui/search';
+import { OVERLAYS, paintsFor, type OverlayName, type ThemeName } from './ui/overlays';
+import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSources } from './ui/sources';
+import { WorkerConnection } from './worker/worker_connection';
+
+type Selection = Record<Side, number[]> & { primary: { side: Side; index: number } | null };
+const NO_SELECTION: Selection = { float: [], quant: [], primary: null };
+
+class App {
+  private readonly core: CoreConnection = new WorkerConnection(new URL('worker.js', import.meta.url));
+  private readonly views: Record<Side, GraphView>;
+  private readonly detail: DetailPanel;
+  private readonly table: LayerTable;
+  private readonly search: NodeSearch;
+  private report: CompareReport | null = null;
+  private comparison: Comparison | null = null;
+  private weights: WeightsReport | null = null;
+  private lint: LintFinding[] | null = null;
+  private names = { first: '', second: '' };
+  private overlay: OverlayName = 'status';
+  private view: LayoutView = 'logical';
+  private selection: Selection = NO_SELECTION;
+  private running: { id: number | null; abort: AbortController } | null = null;
+  private opening = 0;
+  private syncing = false;
+  private pendingFiles: { float?: File; quant?: File; external: File[] } = { external: [] };
+  private themeChoice: ThemeName | null = null;
+
+  constructor() {
+    this.views = {
+      float: this.makeView('float', 'Float'),
+      quant: this.makeView('quant', 'Quantized'),
+    };
+    this.detail = new DetailPanel(byId('detail'), {
+      selectId: (side, id) => {
+        const [index] = this.comparison?.indicesOf(side, id) ?? [];
+        if (index !== undefined) this.selectNode(side, index);
+      },
+      loadWeights: (info, host) => void this.loadWeights(info, host),
+    });
+    this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, index) => this.selectNode(side, index));
+    this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
+    this.bindControls();
+    const stored = localStorage.getItem('vq-theme');
+    this.applyTheme(stored === 'light' || stored === 'dark' ? stored : null);
+    const query = sourcesFromQuery(location.search, location.href);
+    if (query) void this.open(query);
+  }
+
+  private makeView(side: Side, label: string): GraphView {
+    return new GraphView(byId(`graph-${side}`), label, {
+      select: (index) => (index === null ? this.setSelection(NO_SELECTION, false) : this.selectNode(side, index)),
+      camera: (camera) => this.syncCamera(side, camera),
+      badgeHover: (edge, x, y) => this.showBadgeTooltip(side, edge, x, y),
+    });
+  }
+
+  // ---- opening -----------------------------------------------------------------------------------
+  private bindControls() {
+    const pick = (id: string, slot: 'float' | 'quant') => byId<HTMLInputElement>(id).addEventListener('change', (e) => {
+      const file = (e.target as HTMLInputElement).files?.[0];
+      if (file) this.pendingFiles[slot] = file;
+      this.openPicked();
+    });
+    pick('file-float', 'float');
+    pick('file-quant', 'quant');
+    byId<HTMLInputElement>('file-external').addEventListener('change', (e) => {
+      this.pendingFiles.external = [...((e.target as HTMLInputElement).files ?? [])];
+      this.openPicked();
+    });
+    const hint = byId('drop-hint');
+    let depth = 0;
+    document.addEventListener('dragenter', (e) => {
+      if (!e.dataTransfer?.types.includes('Files')) return;
+      depth++;
+      hint.hidden = false;
+    });
+    document.addEventListener('dragleave', () => {
+      if (--depth <= 0) { depth = 0; hint.hidden = true; }
+    });
+    document.addEventListener('dragover', (e) => e.preventDefault());
+    document.addEventListener('drop', (e) => {
+      e.preventDefault();
+      depth = 0;
+      hint.hidden = true;
+      const files = [...(e.dataTransfer?.files ?? [])];
+      if (files.length === 0) return;
+      const sources = sourcesFromFiles(files);
+      if (typeof sources === 'string') this.showError(sources);
+      else void this.open(sources);
+    });
+    byId('cancel').addEventListener('click', () => this.cancel());
+    byId<HTMLSelectElement>('overlay').addEventListener('change', (e) => this.setOverlay((e.target as HTMLSelectElement).value as OverlayName));
+    byId<HTMLInputElement>('raw-view').addEventListener('change', (e) => void this.setView((e.target as HTMLInputElement).checked ? 'nodes' : 'logical'));
+    byId<HTMLInputElement>('link-views').addEventListener('change', (e) => {
+      if ((e.target as HTMLInputElement).checked) this.syncCamera('float', this.views.float.camera);
+    });
+    byId('zoom-in').addEventListener('click', () => this.zoom(1.25));
+    byId('zoom-out').addEventListener('click', () => this.zoom(0.8));
+    byId('zoom-fit').addEventListener('click', () => this.zoomToFit());
+    byId('export-json').addEventListener('click', () => void this.exportJson());
+    byId('export-csv').addEventListener('click', () => download(`${this.baseName()}-layers.csv`, this.table.toCsv(), 'text/csv'));
+    byId('export-png').addEventListener('click', () => void this.exportPng());
+    byId('theme').addEventListener('click', () => {
+      const order: Array<ThemeName | null> = [null, 'light', 'dark'];
+      this.applyTheme(order[(order.indexOf(this.themeChoice) + 1) % order.length]);
+    });
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.themeChanged());
+    byId<HTMLInputElement>('table-filter').addEventListener('input', (e) => this.table.setFilter((e.target as HTMLInputElement).value));
+  }
+
+  private openPicked() {
+    const { float, quant, external } = this.pendingFiles;
+    if (float && quant) void this.open({ first: float, second: quant, external });
+  }
+
+  private progress(text: string, fraction?: number) {
+    byId('progress').hidden = false;
+    byId('progress-stage').textContent = text;
+    const bar = byId<HTMLProgressElement>('progress-bar');
+    if (fraction === undefined) bar.removeAttribute('value');
+    else bar.value = fraction;
+  }
+
+  private cancel() {
+    if (!this.running) return;
+    this.running.abort.abort();
+    if (this.running.id !== null) this.core.cancel(this.running.id);
+  }
+
+  /** Runs one core request as the current long task (cancellable); the core's progress words show with the bar at `fraction`. */
+  private async step<T>(fraction: number, start: (onProgress: (p: ProgressMessage) => void) => { id: number; promise: Promise<T> }): Promise<T> {
+    const request = start((p) => this.progress(p.detail, fraction));
+    if (this.running) this.running.id = request.id;
+    return request.promise;
+  }
+
+  async open(sources: ModelSources): Promise<void> {
+    const ticket = ++this.opening;
+    this.running?.abort.abort();
+    const abort = new AbortController();
+    this.running = { id: null, abort };
+    this.hideError();
+    this.names = { first: nameOf(sources.first), second: nameOf(sources.second) };
+    try {
+      this.progress(`Reading ${this.names.first} and ${this.names.second}`, 0);
+      const files = await readSources(sources, (loaded, total) =>
+        this.progress(`Reading ${this.names.first} and ${this.names.second} (${mb(loaded)}${total ? ` of ${mb(total)}` : ''})`, total ? (loaded / total) * 0.3 : undefined), abort.signal);
+      const transfer = [files.first.bytes, files.second.bytes, ...files.external.map((f) => f.bytes)];
+      this.progress('Aligning the two models', 0.35);
+      const opened = await this.step(0.35, (onProgress) => this.core.request('open', files, { transfer, onProgress }));
+      if (ticket !== this.opening) return;
+      this.report = opened.report;
+      this.weights = null;
+      this.lint = null;
+      this.progress('Laying out both graphs', 0.7);
+      const layout = await this.step(0.7, (onProgress) => this.core.request('layout', { view: this.view }, { onProgress }));
+      if (ticket !== this.opening) return;
+      this.showComparison(new Comparison(opened.report, layout), true);
+      byId('progress').hidden = true;
+      this.running = null;
+      await this.loadAnalysis(ticket);
+    } catch (e) {
+      if (ticket !== this.opening) return;
+      byId('progress').hidden = true;
+      this.running = null;
+      if (isCancel(e)) this.showError('Cancelled. Open the models again when ready.', 'cancelled');
+      else if (e instanceof CoreRequestError) this.showError(`Could not open ${this.names.first} and ${this.names.second}. ${describeError(e)}`, e.code);
+      else this.showError(`Could not open the models: ${e instanceof Error ? e.message : String(e)}`, 'io');
+    }
+  }
+
+  /** After the graphs are drawn: the weight analysis (table, heat) and the lint, in the background. */
+  private async loadAnalysis(ticket: number) {
+    const status = byId('table-status');
+    try {
+      status.textContent = 'Analysing weights…';
+      const weights = await this.core.request('weights', {}).promise;
+      if (ticket !== this.opening) return;
+      this.weights = weights;
+      this.comparison?.setWeights(weights);
+      this.table.setLayers(weights.layers);
+      status.textContent = 'Checking quantization parameters…';
+      const lint = await this.core.request('lint', {}).promise;
+      if (ticket !== this.opening) return;
+      this.lint = lint;
+      this.comparison?.setLint(lint);
+      status.textContent = lint.length ? `${lint.length} lint finding${lint.length === 1 ? '' : 's'}` : 'no lint findings';
+      byId<HTMLButtonElement>('export-json').disabled = false;
+      byId<HTMLButtonElement>('export-csv').disabled = false;
+      this.repaint();
+      this.refreshDetail();
+      document.body.dataset.state = 'ready';
+    } catch (e) {
+      if (ticket !== this.opening) return;
+      status.textContent = '';
+      if (!isCancel(e)) this.showError(`The weight analysis failed. ${e instanceof CoreRequestError ? describeError(e) : String(e)}`, 'analysis');
+    }
+  }
+
+  private showComparison(comparison: Comparison, fresh: boolean) {
+    const previous = this.selection;
+    const previousIds = this.comparison ? SIDES.map((s) => previous[s].map((i) => this.comparison!.nodes[s][i].node.id)) : null;
+    this.comparison = comparison;
+    this.search.setComparison(comparison);
+    byId<HTMLButtonElement>('export-png').disabled = false;
+    if (this.weights) comparison.setWeights(this.weights);
+    if (this.lint) comparison.setLint(this.lint);
+    byId('welcome').hidden = true;
+    byId('graphs').hidden = false;
+    const r = comparison.report;
+    for (const side of SIDES) {
+      byId(`name-${side}`).textContent = r[side].file;
+      byId(`count-${side}`).textContent = `${comparison.layout[side].nodes.length} nodes drawn · ${r[side].nodes} in the model`;
+      this.views[side].setLayout(comparison.layout[side], []);
+    }
+    const k = r.summary.by_kind;
+    byId('summary').textContent = `${r.summary.entries} matches: ${Object.entries(k).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`).join(', ')} · ` +
+      `${r.fusions.length} fusion${r.fusions.length === 1 ? '' : 's'} · mean confidence ${Math.round(r.summary.mean_confidence * 100)} %` +
+      (r.argument_order_swapped ? ' · the files were given in the other order' : '');
+    document.body.dataset.state = this.weights ? 'ready' : 'drawn';
+    this.repaint();
+    this.firstView();
+    if (fresh) {
+      this.setSelection(NO_SELECTION, false);
+    } else if (previous.primary && previousIds) {
+      // Same models in another view: select again what was clicked, with its entry as this view draws it.
+      const side = previous.primary.side;
+      const id = previousIds[SIDES.indexOf(side)][previous[side].indexOf(previous.primary.index)];
+      const [index] = id === undefined ? [] : comparison.indicesOf(side, id);
+      if (index === undefined) this.setSelection(NO_SELECTION, false);
+      else this.selectNode(side, index);
+    } else {
+      this.setSelection(NO_SELECTION, false);
+    }
+  }
+
+  private async setView(view: LayoutView) {
+    if (!this.report || view === this.view) return;
+    this.view = view;
+    const ticket = this.opening;
+    this.running = { id: null, abort: new AbortController() };
+    try {
+      this.progress('Laying out both graphs', 0.5);
+      const layout = await this.step(0.5, (onProgress) => this.core.request('layout', { view }, { onProgress }));
+      if (ticket !== this.opening) return;
+      byId('progress').hidden = true;
+      this.running = null;
+      this.showComparison(new Comparison(this.report, layout), false);
+    } catch (e) {
+      byId('progress').hidden = true;
+      this.running = null;
+      this.showError(isCancel(e) ? 'Cancelled: the core was restarted. Open the models again.' : `Layout failed. ${e instanceof CoreRequestError ? describeError(e) : String(e)}`, 'layout');
+    }
+  }
+
+  // ---- selection ---------------------------------------------------------------------------------
+  selectNode(side: Side, index: number) {
+    if (!this.comparison) return;
+    const s = this.comparison.selectionFor(side, index);
+    this.setSelection({ ...s, primary: { side, index } }, true);
+  }
+
+  selectEntry(entry: number) {
+    if (!this.comparison) return;
+    const s = this.comparison.selectionForEntry(entry);
+    const side: Side = s.float.length ? 'float' : 'quant';
+    this.setSelection({ ...s, primary: s[side].length ? { side, index: s[side][0] } : null }, true);
+  }
+
+  private setSelection(selection: Selection, reveal: boolean) {
+    this.selection = selection;
+    const c = this.comparison;
+    for (const side of SIDES) {
+      const primary = selection.primary?.side === side ? selection.primary.index : null;
+      this.views[side].setSelection(selection[side], primary);
+    }
+    const status = byId('selection-status');
+    const ids = (side: Side) => (c ? selection[side].map((i) => c.nodes[side][i].node.id) : []);
+    status.dataset.float = JSON.stringify(ids('float'));
+    status.dataset.quant = JSON.stringify(ids('quant'));
+    if (!c || !selection.primary) {
+      status.textContent = 'Nothing selected';
+      status.dataset.kind = '';
+      this.detail.clear();
+      this.table.select(null);
+      return;
+    }
+    const info = c.nodes[selection.primary.side][selection.primary.index];
+    const entry = c.entry(info.entry);
+    const describe = (side: Side) => selection[side].map((i) => c.nodes[side][i].node.label).join(' + ') || 'nothing';
+    status.textContent = `${describe('float')}  ↔  ${describe('quant')}${entry ? `  (${entry.kind}, ${Math.round(entry.confidence * 100)} %)` : ''}`;
+    status.dataset.kind = entry?.kind ?? info.status;
+    this.refreshDetail();
+    this.table.select(info.entry);
+    if (reveal) this.reveal();
+  }
+
+  private refreshDetail() {
+    const c = this.comparison, p = this.selection.primary;
+    if (!c || !p) return;
+    const info = c.nodes[p.side][p.index];
+    this.detail.show(info, c, this.selection[other(p.side)].map((i) => c.nodes[other(p.side)][i]));
+  }
+
+  /** Scrolls the selected nodes into view on both sides (zooming out if they do not fit). */
+  private reveal() {
+    const linked = byId<HTMLInputElement>('link-views').checked;
+    const boxes = SIDES.map((s) => this.views[s].boundsOf(this.selection[s]));
+    if (boxes.every((b, k) => !b || this.views[SIDES[k]].isVisible(b))) return;
+    const cams: Partial<Record<Side, Camera>> = {};
+    let scale = Math.min(this.views.float.camera.scale, this.views.quant.camera.scale);
+    SIDES.forEach((s, k) => {
+      const b = boxes[k];
+      if (!b) return;
+      const { width, height } = this.views[s].size;
+      scale = Math.min(scale, (width - 48) / Math.max(b.x1 - b.x0, 1), (height - 48) / Math.max(b.y1 - b.y0, 1));
+    });
+    scale = Math.max(scale, 0.05);
+    const ys = boxes.filter((b) => b).map((b) => (b!.y0 + b!.y1) / 2);
+    const cy = ys.reduce((a, b) => a + b, 0) / Math.max(ys.length, 1);
+    SIDES.forEach((s, k) => {
+      const b = boxes[k];
+      const { width, height } = this.views[s].size;
+      const cam = this.views[s].camera;
+      const y = linked ? cy : b ? (b.y0 + b.y1) / 2 : null;
+      if (!b && !linked) return;
+      cams[s] = {
+        scale: linked || b ? scale : cam.scale,
+        tx: b ? width / 2 - ((b.x0 + b.x1) / 2) * scale : cam.tx,
+        ty: y === null ? cam.ty : height / 2 - y * scale,
+      };
+    });
+    for (const s of SIDES) if (cams[s]) this.views[s].setCamera(cams[s]!);
+  }
+
+  // ---- views -------------------------------------------------------------------------------------
+  private syncCamera(from: Side, camera: Camera) {
+    if (this.syncing || !byId<HTMLInputElement>('link-views').checked) return;
+    this.syncing = true;
+    const to = this.views[other(from)];
+    const mine = this.views[from];
+    // Rows are shared: the other side takes the same zoom and vertical offset, and keeps its own
+    // horizontal centre.
+    const old = to.camera;
+    const centre = (to.size.width / 2 - old.tx) / old.scale;
+    to.setCamera({ scale: camera.scale, ty: camera.ty, tx: to.size.width / 2 - centre * camera.scale + (camera.tx - mine.camera.tx) });
+    this.syncing = false;
+  }
+
+  private zoom(factor: number) {
+    for (const s of SIDES) this.views[s].zoomAt(factor);
+    if (byId<HTMLInputElement>('link-views').checked) this.syncCamera('float', this.views.float.camera);
+  }
+
+  zoomToFit() {
+    const scale = Math.min(this.views.float.fitScale(), this.views.quant.fitScale());
+    for (const s of SIDES) this.views[s].setCamera(this.views[s].fitCamera(scale));
+  }
+
+  /** The first view: everything if labels stay readable, else readable size from the top (inputs first). */
+  private firstView() {
+    const fit = Math.min(this.views.float.fitScale(), this.views.quant.fitScale());
+    if (fit >= 0.8) return this.zoomToFit();
+    const widest = Math.max(...SIDES.map((s) => (this.views[s].drawing?.width ?? 1) / Math.max(this.views[s].size.width - 32, 1)));
+    const scale = Math.max(fit, Math.min(1, 1 / widest));
+    for (const s of SIDES) this.views[s].setCamera({ ...this.views[s].fitCamera(scale), ty: 16 });
+  }
+
+  private setOverlay(name: OverlayName) {
+    this.overlay = name;
+    this.repaint();
+  }
+
+  /** The theme drawn: html[data-theme], always set (from the choice, or the system's preference). */
+  private theme(): ThemeName {
+    return document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light';
+  }
+
+  /** Applies a theme choice: 'light', 'dark', or null to follow the system. */
+  private applyTheme(choice: ThemeName | null) {
+    this.themeChoice = choice;
+    if (choice) localStorage.setItem('vq-theme', choice);
+    else localStorage.removeItem('vq-theme');
+    byId('theme').textContent = `Theme: ${choice ?? 'auto'}`;
+    this.themeChanged();
+  }
+
+  private themeChanged() {
+    document.documentElement.dataset.theme = this.themeChoice ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+    for (const s of SIDES) this.views[s].refreshTheme();
+    this.repaint();
+    this.refreshDetail();
+  }
+
+  private repaint() {
+    const c = this.comparison;
+    const legend = byId('legend');
+    document.body.dataset.overlay = this.overlay;
+    if (!c) return;
+    const overlay = OVERLAYS[this.overlay];
+    const theme = this.theme();
+    const counts = new Map<string, number>();
+    for (const side of SIDES) {
+      const { paints, keys } = paintsFor(overlay, theme, c.nodes[side], c);
+      this.views[side].setPaints(paints);
+      this.views[side].setNodeData('overlay', keys);
+      this.views[side].setNodeData('status', c.nodes[side].map((n) => n.status));
+      for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    const waiting = (this.overlay === 'heat' && !this.weights) || (this.overlay === 'lint' && !this.lint);
+    legend.replaceChildren(el('span', { class: 'legend-title', text: overlay.title }),
+      ...(waiting ? [el('span', { class: 'muted', text: 'analysing…' })] : overlay.legend(theme).map((item) => {
+        const swatch = el('span', { class: 'swatch' });
+        swatch.style.background = item.color;
+        return el('span', { class: 'legend-item', attrs: { 'data-key': item.key } }, swatch, `${item.label} (${counts.get(item.key) ?? 0})`);
+      })));
+  }
+
+  private showBadgeTooltip(side: Side, edge: LayoutEdge | null, x: number, y: number) {
+    const tip = byId('tooltip');
+    if (!edge || !this.comparison) {
+      tip.hidden = true;
+      return;
+    }
+    const reader = this.comparison.nodes[side][edge.to];
+    const q = reader?.logicalOp?.quantization?.inputs.filter((i) => i) ?? [];
+    tip.replaceChildren(el('strong', { text: edge.badge ?? '' }),
+      ...q.map((t) => el('div', { text: `${t!.type}, ${t!.granularity.replace('_', ' ')}: scale ${rangeText(t!.scale_range)}, zero point ${rangeText(t!.zero_point_range)}` })),
+      el('div', { class: 'muted', text: (edge.badge_nodes ?? []).join(', ') }));
+    tip.hidden = false;
+    tip.style.left = `${Math.min(x + 14, window.innerWidth - tip.offsetWidth - 8)}px`;
+    tip.style.top = `${y + 14}px`;
+  }
+
+  // ---- weights and export ------------------------------------------------------------------------
+  private async loadWeights(info: NodeInfo, host: HTMLElement) {
+    const c = this.comparison!;
+    const layer = c.weightLayer(info);
+    const entry = c.entry(info.entry);
+    const nodeId = layer?.quant_node ?? entry?.quant_ops[0] ?? info.node.id;
+    try {
+      const detail = await this.core.request('weightLayer', { nodeId, bins: 48 }).promise;
+      if (!host.isConnected) return;
+      const { renderWeightCharts } = await import('./ui/weight_chart');
+      if (!host.isConnected) return;
+      await renderWeightCharts(host, detail);
+      host.dataset.loaded = 'true';
+    } catch (e) {
+      if (!host.isConnected) return;
+      const text = e instanceof CoreRequestError && e.code === 'not_found' ? 'This op has no quantized weight to compare.' : `Weight analysis failed: ${e instanceof Error ? e.message : String(e)}`;
+      host.replaceChildren(el('p', { class: 'muted', text }));
+    }
+  }
+
+  private baseName(): string {
+    return (this.report?.float.file ?? 'comparison').replace(/\.onnx$/i, '');
+  }
+
+  /** The full compare report, as `visualquant compare --json` writes it: alignment, weights, lint. */
+  private async exportJson() {
+    if (!this.report || !this.weights || !this.lint) return;
+    download(`${this.baseName()}-compare.json`, `${JSON.stringify({ ...this.report, weights: this.weights, lint: this.lint }, null, 2)}\n`, 'application/json');
+  }
+
+  /** Both graphs as they are shown, side by side under a title line, as a PNG. */
+  private async exportPng() {
+    const r = this.report;
+    if (!r) return;
+    const canvases = SIDES.map((s) => this.views[s].canvas);
+    const dpr = window.devicePixelRatio || 1;
+    const head = Math.round(28 * dpr), gap = Math.round(2 * dpr);
+    const out = document.createElement('canvas');
+    out.width = canvases[0].width + gap + canvases[1].width;
+    out.height = head + Math.max(canvases[0].height, canvases[1].height);
+    const ctx = out.getContext('2d')!;
+    const css = getComputedStyle(document.body);
+    ctx.fillStyle = css.getPropertyValue('--border').trim();
+    ctx.fillRect(0, 0, out.width, out.height);
+    let x = 0;
+    SIDES.forEach((side, k) => {
+      ctx.fillStyle = css.getPropertyValue('--panel').trim();
+      ctx.fillRect(x, 0, canvases[k].width, head - gap);
+      ctx.fillStyle = css.getPropertyValue('--text').trim();
+      ctx.font = `600 ${13 * dpr}px system-ui, sans-serif`;
+      ctx.textBaseline = 'middle';
+      ctx.fillText(`${side === 'float' ? 'Float' : 'Quantized'}: ${r[side].file} (${OVERLAYS[this.overlay].title.toLowerCase()})`, x + 10 * dpr, (head - gap) / 2,
+        canvases[k].width - 20 * dpr);
+      ctx.drawImage(canvases[k], x, head);
+      x += canvases[k].width + gap;
+    });
+    const blob = await new Promise<Blob | null>((resolve) => out.toBlob(resolve, 'image/png'));
+    if (blob) download(`${this.baseName()}-view.png`, blob, 'image/png');
+  }
+
+  private showError(text: string, code = 'error') {
+    const box = byId('error');
+    box.dataset.code = code;
+    box.replaceChildren(el('span', { text }), (() => {
+      const b = el('button', { class: 'close', text: '×', attrs: { type: 'button', 'aria-label': 'Dismiss' } });
+      b.addEventListener('click', () => this.hideError());
+      return b;
+    })());
+    box.hidden = false;
+  }
+
+  private hideError() {
+    byId('error').hidden = true;
+  }
+}
+
+function isCancel(e: unknown): boolean {
+  return (e instanceof CoreRequestError && e.code === 'cancelled') || (e instanceof DOMException && e.name === 'AbortError');
+}
+
+function mb(bytes: number): string {
+  return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+function rangeText(r: [number, number] | null): string {
+  if (!r) return '–';
+  return r[0] === r[1] ? String(Number(r[0].toPrecision(4))) : `${Number(r[0].toPrecision(4))} … ${Number(r[1].toPrecision(4))}`;
+}
+
+new App();

@@ -1,0 +1,156 @@
+// What the UI derives from the core's reports, without any DOM: which drawn node belongs to which
+// mapping entry, its counterparts on the other side, its match status, weight error and precision.
+import type {
+  CompareReport, LayoutModelNode, LayoutPairReport, LayoutReport, LintFinding, LogicalOp, MappingEntry, WeightLayer, WeightsReport,
+} from '../protocol/messages';
+
+export type Side = 'float' | 'quant';
+export const SIDES: readonly Side[] = ['float', 'quant'];
+export const other = (side: Side): Side => (side === 'float' ? 'quant' : 'float');
+
+export type MatchStatus = MappingEntry['kind'] | 'unmatched';
+export const MATCH_STATUSES: readonly MatchStatus[] = ['identical', 'renamed', 'fused', 'lowered', 'inserted', 'removed', 'unmatched'];
+
+/** A drawn node's place in the comparison. */
+export interface NodeInfo {
+  side: Side;
+  /** Index in the side's LayoutReport.nodes. */
+  index: number;
+  node: LayoutReport['nodes'][number];
+  entry: number | null;
+  logicalOp: LogicalOp | null;
+  status: MatchStatus;
+  precision: string;
+}
+
+function modelNode(node: LayoutReport['nodes'][number]): LayoutModelNode | null {
+  return node.kind === 'group' ? null : node;
+}
+
+/** The precision an op computes in: its quantized weight's type, else its activations', else its weight's stored type. */
+export function precisionOf(op: LogicalOp | null, kind: string): string {
+  if (!op) return kind === 'input' || kind === 'output' ? 'io' : 'unknown';
+  const q = op.quantization;
+  const t = q?.weight?.type ?? q?.inputs.find((i) => i)?.type ?? q?.output?.type ?? op.weight?.stored_type;
+  if (t) return t === 'float' ? 'float32' : t;
+  return 'float (no weight)';
+}
+
+export class Comparison {
+  readonly nodes: Record<Side, NodeInfo[]>;
+  /** Node id -> drawn node indices, per side. */
+  private readonly byId: Record<Side, Map<string, number[]>>;
+  /** Node id -> mapping entry, per side (every id an entry lists, Q/DQ included). */
+  private readonly entryOfId: Record<Side, Map<string, number>>;
+  /** Layout pair matches (inputs and outputs included), per side: index -> indices on the other side. */
+  private readonly pairMatches: Record<Side, Map<number, number[]>>;
+  private layersByEntry = new Map<number, WeightLayer>();
+  private lintByNode = new Map<string, LintFinding[]>();
+
+  constructor(readonly report: CompareReport, readonly layout: LayoutPairReport) {
+    this.entryOfId = { float: new Map(), quant: new Map() };
+    report.mapping.forEach((entry, i) => {
+      for (const side of SIDES) for (const id of entry[side]) if (!this.entryOfId[side].has(id)) this.entryOfId[side].set(id, i);
+    });
+    this.pairMatches = { float: new Map(), quant: new Map() };
+    for (const [f, q] of layout.matches) {
+      push(this.pairMatches.float, f, q);
+      push(this.pairMatches.quant, q, f);
+    }
+    this.byId = { float: new Map(), quant: new Map() };
+    this.nodes = { float: [], quant: [] };
+    for (const side of SIDES) {
+      const opOfNode = new Map<string, LogicalOp>();
+      for (const op of report.logical_graphs[side]) for (const id of op.nodes) opOfNode.set(id, op);
+      const graph = report.logical_graphs[side];
+      layout[side].nodes.forEach((node, index) => {
+        push(this.byId[side], node.id, index);
+        const m = modelNode(node);
+        const logicalOp = m?.op !== undefined ? graph[m.op] ?? null : opOfNode.get(node.id) ?? null;
+        const entry = m?.kind === 'op' ? this.entryOfId[side].get(node.id) ?? null : null;
+        this.nodes[side].push({
+          side, index, node, entry, logicalOp,
+          status: entry !== null ? report.mapping[entry].kind : this.ioStatus(side, index),
+          precision: precisionOf(logicalOp, node.kind),
+        });
+      });
+    }
+  }
+
+  private ioStatus(side: Side, index: number): MatchStatus {
+    const node = this.layout[side].nodes[index];
+    if (node.kind !== 'input' && node.kind !== 'output') return 'unmatched';
+    const counterparts = this.pairMatches[side].get(index) ?? [];
+    if (counterparts.length === 0) return 'unmatched';
+    return counterparts.some((c) => this.layout[other(side)].nodes[c].id === node.id) ? 'identical' : 'renamed';
+  }
+
+  entry(index: number | null): MappingEntry | null {
+    return index === null ? null : this.report.mapping[index] ?? null;
+  }
+
+  /** Drawn nodes of `side` with this model node id (one, except in odd layouts). */
+  indicesOf(side: Side, id: string): number[] {
+    return this.byId[side].get(id) ?? [];
+  }
+
+  /** The drawn nodes that a mapping entry covers on one side. */
+  entryNodes(side: Side, entryIndex: number): number[] {
+    const out: number[] = [];
+    for (const id of this.report.mapping[entryIndex][side]) out.push(...this.indicesOf(side, id));
+    return unique(out);
+  }
+
+  /**
+   * What selecting a drawn node selects: its whole mapping entry on both sides (a fusion group is
+   * many float nodes for one quantized op), or for inputs and outputs their paired node.
+   */
+  selectionFor(side: Side, index: number): Record<Side, number[]> {
+    const info = this.nodes[side][index];
+    if (info.entry !== null) {
+      return { [side]: unique([index, ...this.entryNodes(side, info.entry)]), [other(side)]: this.entryNodes(other(side), info.entry) } as Record<Side, number[]>;
+    }
+    const counterparts = this.pairMatches[side].get(index) ?? [];
+    return { [side]: [index], [other(side)]: counterparts } as Record<Side, number[]>;
+  }
+
+  /** Selection for a mapping entry (a table row). */
+  selectionForEntry(entryIndex: number): Record<Side, number[]> {
+    return { float: this.entryNodes('float', entryIndex), quant: this.entryNodes('quant', entryIndex) };
+  }
+
+  setWeights(weights: WeightsReport): void {
+    this.layersByEntry = new Map(weights.layers.map((l) => [l.entry, l]));
+  }
+
+  /** The weight analysis summary of a node's entry (from the weights report), if it has one. */
+  weightLayer(info: NodeInfo): WeightLayer | null {
+    return info.entry === null ? null : this.layersByEntry.get(info.entry) ?? null;
+  }
+
+  setLint(findings: LintFinding[]): void {
+    this.lintByNode = new Map();
+    for (const f of findings) push(this.lintByNode, f.node, f);
+  }
+
+  /** Lint findings on a drawn node: on its own id, or on any model node its logical op holds. */
+  lintFindings(info: NodeInfo): LintFinding[] {
+    if (info.side !== 'quant') return [];
+    const ids = info.logicalOp ? info.logicalOp.nodes : [info.node.id];
+    return ids.flatMap((id) => this.lintByNode.get(id) ?? []);
+  }
+
+  fusionOf(entryIndex: number | null) {
+    return entryIndex === null ? undefined : this.report.fusions.find((f) => f.entry === entryIndex);
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V) {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function unique(values: number[]): number[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,76 @@
+// What the UI knows of the core: a CoreConnection. The Web Worker transport implements it here; the
+// VS Code extension host will implement it over its webview messages.
+import type { CoreError, Method, Params, ProgressMessage, Result } from './messages';
+
+export interface RequestOptions {
+  onProgress?: (progress: ProgressMessage) => void;
+  /** ArrayBuffers among the params to transfer (they become unusable by the caller). */
+  transfer?: ArrayBuffer[];
+}
+
+export interface PendingRequest<T> {
+  id: number;
+  promise: Promise<T>;
+}
+
+export interface CoreConnection {
+  /** Sends a request; the promise rejects with a CoreRequestError. */
+  request<M extends Method>(method: M, params: Params<M>, options?: RequestOptions): PendingRequest<Result<M>>;
+  /** Cancels a request: it rejects with code 'cancelled'. Cancelling a running request may reset the core (open pair lost). */
+  cancel(id: number): void;
+  /** Goes up when the core was reset (a running request cancelled): models must be opened again. */
+  readonly generation: number;
+  dispose(): void;
+}
+
+export class CoreRequestError extends Error implements CoreError {
+  constructor(readonly code: CoreError['code'], message: string) {
+    super(message);
+    this.name = 'CoreRequestError';
+  }
+}
+
+/** Book-keeping shared by transports: ids, pending promises, progress callbacks. */
+export class PendingTable {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: CoreRequestError) => void; options: RequestOptions }>();
+
+  add<T>(options: RequestOptions): { id: number; promise: Promise<T> } {
+    const id = this.nextId++;
+    const promise = new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, options });
+    });
+    return { id, promise };
+  }
+
+  has(id: number): boolean {
+    return this.pending.has(id);
+  }
+
+  /** The id of the oldest request still pending (Maps keep insertion order). */
+  oldest(): number | undefined {
+    return this.pending.keys().next().value;
+  }
+
+  progress(message: ProgressMessage): void {
+    this.pending.get(message.id)?.options.onProgress?.(message);
+  }
+
+  resolve(id: number, value: unknown): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    p.resolve(value);
+  }
+
+  reject(id: number, error: CoreError): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    p.reject(new CoreRequestError(error.code, error.message));
+  }
+
+  rejectAll(error: CoreError): void {
+    for (const id of [...this.pending.keys()]) this.reject(id, error);
+  }
+}

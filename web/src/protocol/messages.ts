@@ -1,0 +1,114 @@
+// The typed message protocol between the UI and the core. The UI speaks it to a CoreConnection;
+// the Web Worker (worker/core_worker.ts) is one transport, the VS Code extension host will be
+// another. Every message is plain structured-cloneable data: file bytes travel as ArrayBuffers,
+// transferred, never copied.
+import type {
+  CompareReport, LayoutPairReport, LintFinding, VisualQuantErrorCode, WeightLayer, WeightsReport,
+} from 'visualquant-core';
+
+export type {
+  CompareReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode, LintFinding,
+  LogicalOp, MappingEntry, MappingKind, FusionGroup, TensorQuantization, WeightLayer, WeightsReport,
+} from 'visualquant-core';
+
+/** One file handed to the core: its name (as the model refers to it, for external data) and bytes. */
+export interface FilePayload {
+  name: string;
+  bytes: ArrayBuffer;
+}
+
+export type LayoutView = 'logical' | 'nodes';
+
+/** Every request the core answers: its parameters and its result. */
+export interface CoreMethods {
+  /** Loads and aligns the two models (either order) and keeps them open. Replaces an open pair. */
+  open: {
+    params: { first: FilePayload; second: FilePayload; external: FilePayload[] };
+    result: { report: CompareReport; version: string };
+  };
+  /** Both graphs laid out side by side (matched ops in shared rows), of the open pair. */
+  layout: { params: { view: LayoutView }; result: LayoutPairReport };
+  /** Every aligned weight pair's analysis, ranked worst first (the layer table, the heat overlay). */
+  weights: { params: { bins?: number }; result: WeightsReport };
+  /** One layer's full weight analysis, by float or quantized node id (the detail panel's charts). */
+  weightLayer: { params: { nodeId: string; bins?: number }; result: WeightLayer };
+  /** The quantization lint's findings. */
+  lint: { params: Record<string, never>; result: LintFinding[] };
+}
+
+export type Method = keyof CoreMethods;
+export type Params<M extends Method> = CoreMethods[M]['params'];
+export type Result<M extends Method> = CoreMethods[M]['result'];
+
+/** Error codes: the core's, plus what a transport adds. */
+export type CoreErrorCode = VisualQuantErrorCode | 'not_found' | 'no_open_pair' | 'cancelled' | 'transport' | 'internal';
+
+export interface CoreError {
+  code: CoreErrorCode;
+  message: string;
+}
+
+// ---- UI -> core ----------------------------------------------------------------------------------
+export type RequestMessage = { [M in Method]: { type: 'request'; id: number; method: M; params: Params<M> } }[Method];
+/** Asks the core to drop a request it has not started; a request already running is ended by the transport. */
+export interface CancelMessage {
+  type: 'cancel';
+  id: number;
+}
+export type ToCore = RequestMessage | CancelMessage;
+
+// ---- core -> UI ----------------------------------------------------------------------------------
+export type ProgressStage = 'starting' | 'reading' | 'loading' | 'aligning' | 'layout' | 'weights' | 'lint';
+export interface ProgressMessage {
+  type: 'progress';
+  id: number;
+  stage: ProgressStage;
+  /** Human-readable detail ("aligning 2 models"). */
+  detail: string;
+  /** 0..1 when known. */
+  fraction?: number;
+}
+export type ResultMessage = { [M in Method]: { type: 'result'; id: number; method: M; result: Result<M> } }[Method];
+export interface ErrorMessage {
+  type: 'error';
+  id: number;
+  error: CoreError;
+}
+/** Sent once when the core is loaded and ready for requests. */
+export interface ReadyMessage {
+  type: 'ready';
+  version: string;
+}
+export type FromCore = ProgressMessage | ResultMessage | ErrorMessage | ReadyMessage;
+
+/** The core's error codes, in words (as the README's table of loader errors). */
+export const ERROR_WORDS: Record<string, string> = {
+  usage: 'the request was not valid',
+  io: 'the file could not be read',
+  empty_input: 'the file is empty',
+  not_onnx: 'the bytes are not an ONNX model (not a valid ONNX protobuf)',
+  truncated: 'the file ends in the middle of a field (truncated or incomplete download)',
+  too_deep: 'messages are nested deeper than the limit',
+  payload_size_mismatch: "a tensor's bytes disagree with its dimensions and type",
+  wrong_data_field: 'values are stored in a field that their type does not use',
+  invalid_shape: 'a tensor has a negative dimension',
+  shape_too_large: 'a tensor has more elements than allowed',
+  unknown_element_type: 'a tensor has an element type that ONNX 1.17 does not define',
+  unsafe_external_path: 'an external-data path is absolute or leaves the model folder',
+  missing_external_file: 'an external-data file is missing: add it with the models',
+  external_range_out_of_file: 'an external-data offset or length lies past the end of its file',
+  graph_cycle: 'the nodes form a cycle',
+  dangling_input: 'a node reads a value that nothing produces',
+  duplicate_value_name: 'one value name has two producers',
+  out_of_memory: 'the browser ran out of memory for the models',
+  not_found: 'no such node',
+  no_open_pair: 'no models are open',
+  cancelled: 'cancelled',
+  transport: 'the connection to the core failed',
+  internal: 'an internal error occurred',
+};
+
+export function describeError(error: CoreError): string {
+  const words = ERROR_WORDS[error.code];
+  return words ? `${words[0].toUpperCase()}${words.slice(1)} [${error.code}]: ${error.message}` : `[${error.code}] ${error.message}`;
+}

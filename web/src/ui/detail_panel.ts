@@ -1,0 +1,143 @@
+// The detail panel of the selected node: what it is, what it matched and why, how it is quantized,
+// lint findings, and for weighted ops the weight analysis with charts (asked of the core lazily).
+import { other, type Comparison, type NodeInfo, type Side } from '../model/comparison';
+import type { TensorQuantization, WeightLayer } from '../protocol/messages';
+import { el, fmt } from './dom';
+
+const SIDE_TITLE: Record<Side, string> = { float: 'Float model', quant: 'Quantized model' };
+
+export interface DetailActions {
+  /** Selects a model node by id on a side (counterpart links). */
+  selectId(side: Side, id: string): void;
+  /** Fetches and draws one layer's weight charts into `host`. */
+  loadWeights(info: NodeInfo, host: HTMLElement): void;
+}
+
+function section(title: string, ...children: Array<Node | null>): HTMLElement {
+  return el('section', { class: 'detail-section' }, el('h3', { text: title }), ...children);
+}
+
+function dl(rows: Array<[string, string | Node]>): HTMLDListElement {
+  const d = el('dl', { class: 'facts' });
+  for (const [k, v] of rows) d.append(el('dt', { text: k }), typeof v === 'string' ? el('dd', { text: v }) : el('dd', {}, v));
+  return d;
+}
+
+function quantRow(name: string, q: TensorQuantization | null): HTMLTableRowElement | null {
+  if (!q) return null;
+  const range = (r: [number, number] | null) => (r === null ? '–' : r[0] === r[1] ? fmt(r[0], 4) : `${fmt(r[0], 4)} … ${fmt(r[1], 4)}`);
+  const gran = q.granularity === 'per_channel' ? `per channel (axis ${q.axis})` : q.granularity === 'blocked' ? `blocks of ${q.block_size} (axis ${q.axis})` : q.granularity.replace('_', ' ');
+  return el('tr', {}, el('th', { text: name, attrs: { scope: 'row' } }), el('td', { text: q.type }), el('td', { text: gran }),
+    el('td', { class: 'num', text: range(q.scale_range) }), el('td', { class: 'num', text: range(q.zero_point_range) }));
+}
+
+export class DetailPanel {
+  constructor(private readonly host: HTMLElement, private readonly actions: DetailActions) {
+    this.clear();
+  }
+
+  clear(message = 'Click a node in either graph, or a row of the layer table.'): void {
+    this.host.replaceChildren(el('p', { class: 'muted placeholder', text: message }));
+  }
+
+  show(info: NodeInfo, comparison: Comparison, counterparts: NodeInfo[]): void {
+    const node = info.node;
+    const entry = comparison.entry(info.entry);
+    const parts: Array<HTMLElement | null> = [];
+    let weights: { section: HTMLElement; charts: HTMLElement } | null = null;
+    parts.push(el('header', { class: 'detail-head' },
+      el('div', { class: 'eyebrow', text: `${SIDE_TITLE[info.side]} · ${node.kind}` }),
+      el('h2', { text: node.label }),
+      el('div', { class: 'node-name', text: node.id, attrs: { 'data-field': 'name' } })));
+
+    // Mapping: kind, confidence, the other side, evidence.
+    if (entry) {
+      const others = entry[`${other(info.side)}_ops`];
+      const links = el('ul', { class: 'links' });
+      for (const id of others) {
+        const b = el('button', { class: 'link', text: id, attrs: { type: 'button' } });
+        b.addEventListener('click', () => this.actions.selectId(other(info.side), id));
+        links.append(el('li', {}, b));
+      }
+      const same = entry[`${info.side}_ops`].filter((id) => id !== node.id);
+      parts.push(section('Mapping',
+        dl([
+          ['kind', el('span', { class: `kind kind-${entry.kind}`, text: entry.kind, attrs: { 'data-field': 'kind' } })],
+          ['confidence', el('span', { text: `${Math.round(entry.confidence * 100)} %`, attrs: { 'data-field': 'confidence' } })],
+          [info.side === 'float' ? 'quantized ops' : 'float ops', others.length ? links : 'none'],
+          ...(same.length ? [['with it on this side', same.join(', ')] as [string, string]] : []),
+        ]),
+        el('h4', { text: 'Why matched' }),
+        el('ul', { class: 'evidence', attrs: { 'data-field': 'evidence' } }, ...entry.evidence.map((e) => el('li', { text: e })))));
+      weights = this.weightsSection(info, comparison, counterparts);
+      parts.push(weights?.section ?? null);
+      const fusion = comparison.fusionOf(info.entry);
+      if (fusion) {
+        parts.push(section('Fusion', dl([
+          ['pattern', fusion.pattern],
+          ['verification', el('span', { class: `verification v-${fusion.verification}`, text: fusion.verification })],
+          ['detail', fusion.detail],
+        ])));
+      }
+    } else if (node.kind === 'input' || node.kind === 'output') {
+      parts.push(section('Mapping', dl([['counterpart', counterparts.length ? counterparts.map((c) => c.node.id).join(', ') : 'none on the other side']])));
+    } else {
+      parts.push(section('Mapping', el('p', { text: 'No mapping entry: this node has no counterpart.' })));
+    }
+
+    // The logical op: class, its neighbours, the model nodes folded into it, quantization.
+    const op = info.logicalOp;
+    if (op) {
+      const graph = comparison.report.logical_graphs[info.side];
+      const names = (ids: number[]) => (ids.length ? ids.map((i) => `${graph[i]?.op_type ?? '?'} ${graph[i]?.op ?? ''}`).join('\n') : 'none');
+      const rows: Array<[string, string | Node]> = [
+        ['op type', op.op_type],
+        ['class', op.class],
+        ['precision', info.precision],
+        ['inputs from', names(op.preds)],
+        ['outputs to', names(op.succs)],
+      ];
+      if (op.weight) rows.push(['weight', `${op.weight.stored_type}, ${op.weight.channels} channels × ${op.weight.per_channel}${op.weight.dequantized ? ', dequantised' : ''}`]);
+      parts.push(section('Operation', dl(rows),
+        op.nodes.length > 1 ? el('details', {}, el('summary', { text: `${op.nodes.length} model nodes folded into this op` }),
+          el('ul', { class: 'mono-list' }, ...op.nodes.map((n) => el('li', { text: n })))) : null));
+      const q = op.quantization;
+      if (q) {
+        const rows2 = [quantRow('weight', q.weight), quantRow('bias', q.bias), ...q.inputs.map((x, i) => quantRow(`input ${i}`, x)), quantRow('output', q.output)]
+          .filter((r): r is HTMLTableRowElement => r !== null);
+        parts.push(section('Quantization', el('table', { class: 'quant-table' },
+          el('thead', {}, el('tr', {}, ...['tensor', 'type', 'granularity', 'scale', 'zero point'].map((t) => el('th', { text: t })))),
+          el('tbody', {}, ...rows2))));
+      }
+    }
+
+    const findings = comparison.lintFindings(info.side === 'quant' ? info : counterparts[0] ?? info);
+    if (findings.length) {
+      parts.push(section('Lint', el('ul', { class: 'lint-list' }, ...findings.map((f) =>
+        el('li', {}, el('span', { class: `severity s-${f.severity}`, text: f.severity }), el('code', { text: f.check }), el('span', { text: ` ${f.message}` }))))));
+    }
+
+    this.host.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
+    if (weights) this.actions.loadWeights(info, weights.charts);
+  }
+
+  /** For weighted ops: the summary from the weights report, and a place for the charts (filled lazily). */
+  private weightsSection(info: NodeInfo, comparison: Comparison, counterparts: NodeInfo[]) {
+    const layer = comparison.weightLayer(info);
+    if (!layer && !info.logicalOp?.weight && !counterparts.some((c) => c.logicalOp?.weight)) return null;
+    const charts = el('div', { class: 'charts', attrs: { 'data-field': 'weight-charts' } }, el('p', { class: 'muted', text: 'Loading the weight analysis…' }));
+    return { section: section('Weights', layer ? weightSummary(layer) : null, charts), charts };
+  }
+}
+
+export function weightSummary(l: WeightLayer): HTMLElement {
+  return dl([
+    ['rank', `${l.rank} (sensitivity ${fmt(l.sensitivity)})`],
+    ['SQNR', l.error.sqnr_db === null ? '∞ (no error)' : `${l.error.sqnr_db.toFixed(1)} dB`],
+    ['cosine', l.error.cosine.toFixed(6)],
+    ['max |error|', `${fmt(l.error.max_abs)}${l.error.max_abs_lsb === null ? '' : ` (${fmt(l.error.max_abs_lsb)} LSB)`}`],
+    ['codes', l.codes ? `${l.codes.type}: ${l.codes.levels_used} of ${l.codes.levels_total} levels used, ${l.codes.at_qmin + l.codes.at_qmax} at the limits` : '–'],
+    ['outliers', `${l.outliers.beyond_sigmas} beyond ${l.outliers.sigmas}σ, ${l.outliers.beyond_clip_range} clipped`],
+    ...(l.note ? [['note', l.note] as [string, string]] : []),
+  ]);
+}

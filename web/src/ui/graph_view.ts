@@ -1,0 +1,577 @@
+// One side's graph on a canvas: the core's layout drawn with culling (a uniform grid finds what the
+// viewport shows), pan (drag, wheel), zoom (ctrl+wheel, pinch, buttons), zoom to fit, hit testing,
+// selection, and edge badges (Q/DQ folded onto edges) with a tooltip. Labels are fitted to the
+// core's box sizes with measureText. A visually hidden listbox mirrors the nodes for assistive
+// technology and carries the selection state as attributes.
+import type { LayoutEdge, LayoutReport } from '../protocol/messages';
+import { el } from './dom';
+
+export interface Camera {
+  scale: number;
+  tx: number;
+  ty: number;
+}
+
+export interface NodePaint {
+  fill: string;
+  text: string;
+}
+
+export interface GraphViewEvents {
+  select(index: number | null): void;
+  camera(camera: Camera): void;
+  badgeHover(edge: LayoutEdge | null, clientX: number, clientY: number): void;
+}
+
+const CELL = 256;
+const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const SMALL_FONT = '10px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const MAX_SCALE = 4;
+
+interface Theme {
+  background: string; edge: string; edgeSelected: string; selection: string; counterpart: string;
+  groupFill: string; groupStroke: string; groupText: string; badgeFill: string; badgeText: string;
+}
+
+/**
+ * A uniform grid over the drawing: each cell lists the items whose boxes touch it. A query that
+ * would visit more cells than there are items (far zoomed out) scans the items' boxes instead.
+ */
+class Grid {
+  private readonly cells = new Map<number, number[]>();
+  private readonly boxes: Float64Array;
+  private stamp: Uint32Array;
+  private round = 0;
+  private bounds = { cx0: Infinity, cy0: Infinity, cx1: -Infinity, cy1: -Infinity };
+  constructor(private readonly count: number) {
+    this.stamp = new Uint32Array(count);
+    this.boxes = new Float64Array(4 * count).fill(NaN);
+  }
+  private key(cx: number, cy: number) {
+    return cx * 65536 + cy;
+  }
+  add(item: number, x0: number, y0: number, x1: number, y1: number) {
+    const b = this.boxes;
+    if (Number.isNaN(b[4 * item])) b.set([x0, y0, x1, y1], 4 * item);
+    else b.set([Math.min(b[4 * item], x0), Math.min(b[4 * item + 1], y0), Math.max(b[4 * item + 2], x1), Math.max(b[4 * item + 3], y1)], 4 * item);
+    const cx0 = Math.floor(x0 / CELL), cy0 = Math.floor(y0 / CELL), cx1 = Math.floor(x1 / CELL), cy1 = Math.floor(y1 / CELL);
+    const bo = this.bounds;
+    bo.cx0 = Math.min(bo.cx0, cx0); bo.cy0 = Math.min(bo.cy0, cy0); bo.cx1 = Math.max(bo.cx1, cx1); bo.cy1 = Math.max(bo.cy1, cy1);
+    for (let cx = cx0; cx <= cx1; cx++) {
+      for (let cy = cy0; cy <= cy1; cy++) {
+        const k = this.key(cx, cy);
+        const list = this.cells.get(k);
+        if (list) list.push(item);
+        else this.cells.set(k, [item]);
+      }
+    }
+  }
+  query(x0: number, y0: number, x1: number, y1: number, out: number[]): number[] {
+    out.length = 0;
+    const bo = this.bounds;
+    const cx0 = Math.max(Math.floor(x0 / CELL), bo.cx0), cy0 = Math.max(Math.floor(y0 / CELL), bo.cy0);
+    const cx1 = Math.min(Math.floor(x1 / CELL), bo.cx1), cy1 = Math.min(Math.floor(y1 / CELL), bo.cy1);
+    if (cx1 < cx0 || cy1 < cy0) return out;
+    if ((cx1 - cx0 + 1) * (cy1 - cy0 + 1) > this.count) {
+      const b = this.boxes;
+      for (let i = 0; i < this.count; i++) {
+        if (b[4 * i] <= x1 && b[4 * i + 2] >= x0 && b[4 * i + 1] <= y1 && b[4 * i + 3] >= y0) out.push(i);
+      }
+      return out;
+    }
+    if (++this.round === 0xffffffff) {
+      this.stamp.fill(0);
+      this.round = 1;
+    }
+    for (let cx = cx0; cx <= cx1; cx++) {
+      for (let cy = cy0; cy <= cy1; cy++) {
+        const list = this.cells.get(this.key(cx, cy));
+        if (!list) continue;
+        for (const item of list) {
+          if (this.stamp[item] === this.round) continue;
+          this.stamp[item] = this.round;
+          out.push(item);
+        }
+      }
+    }
+    return out;
+  }
+}
+
+export class GraphView {
+  readonly canvas: HTMLCanvasElement;
+  readonly list: HTMLUListElement;
+  private readonly ctx: CanvasRenderingContext2D;
+  private layout: LayoutReport | null = null;
+  private paints: NodePaint[] = [];
+  private labels: string[] = [];
+  private groupLabels: string[] = [];
+  private badgeAt: Array<[number, number, number] | null> = [];
+  private edgeSpan = new Float64Array(0);  // per edge: the larger side of its bounding box  // per edge: x, y, half width of the badge pill
+  private nodeGrid = new Grid(0);
+  private edgeGrid = new Grid(0);
+  private selected = new Set<number>();
+  private primary: number | null = null;
+  private listItems: HTMLLIElement[] = [];
+  private theme!: Theme;
+  private cam: Camera = { scale: 1, tx: 0, ty: 0 };
+  private frame = 0;
+  private visibleNodes: number[] = [];
+  private visibleEdges: number[] = [];
+  private cssWidth = 0;
+  private cssHeight = 0;
+  /** Frames drawn, and the duration of the last one (ms): shown to tests and the status line. */
+  stats = { frames: 0, lastFrameMs: 0, drawnNodes: 0, drawnEdges: 0 };
+
+  constructor(host: HTMLElement, readonly label: string, private readonly events: GraphViewEvents) {
+    this.canvas = el('canvas', { class: 'graph-canvas', attrs: { role: 'img', 'aria-label': `${label} graph` } });
+    this.list = el('ul', { class: 'sr-only node-list', attrs: { role: 'listbox', 'aria-label': `${label} graph nodes` } });
+    host.append(this.canvas, this.list);
+    this.ctx = this.canvas.getContext('2d', { alpha: false })!;
+    this.refreshTheme();
+    new ResizeObserver(() => this.resize()).observe(host);
+    this.bindPointer();
+  }
+
+  get camera(): Camera {
+    return { ...this.cam };
+  }
+
+  get size(): { width: number; height: number } {
+    return { width: this.cssWidth, height: this.cssHeight };
+  }
+
+  get drawing(): LayoutReport | null {
+    return this.layout;
+  }
+
+  refreshTheme(): void {
+    const css = getComputedStyle(this.canvas);
+    const v = (name: string) => css.getPropertyValue(name).trim();
+    this.theme = {
+      background: v('--graph-bg'), edge: v('--edge'), edgeSelected: v('--edge-selected'), selection: v('--selection'),
+      counterpart: v('--counterpart'), groupFill: v('--group-fill'), groupStroke: v('--group-stroke'), groupText: v('--group-text'),
+      badgeFill: v('--badge-fill'), badgeText: v('--badge-text'),
+    };
+    this.invalidate();
+  }
+
+  setLayout(layout: LayoutReport | null, paints: NodePaint[]): void {
+    this.layout = layout;
+    this.selected.clear();
+    this.primary = null;
+    this.list.replaceChildren();
+    this.listItems = [];
+    if (!layout) {
+      this.invalidate();
+      return;
+    }
+    this.nodeGrid = new Grid(layout.nodes.length);
+    this.ctx.font = FONT;
+    this.labels = layout.nodes.map((n, i) => {
+      const b = [n.x - n.w / 2, n.y - n.h / 2, n.x + n.w / 2, n.y + n.h / 2] as const;
+      this.nodeGrid.add(i, ...b);
+      return this.fit(n.label, n.w - 10);
+    });
+    this.edgeGrid = new Grid(layout.edges.length);
+    this.ctx.font = SMALL_FONT;
+    this.groupLabels = layout.groups.map((g) => (g.box ? this.fit(g.label, g.box[2] - 8) : ''));
+    this.edgeSpan = new Float64Array(layout.edges.length);
+    this.badgeAt = layout.edges.map((e, i) => {
+      const p = e.points;
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (let k = 0; k + 1 < p.length; k += 2) {
+        x0 = Math.min(x0, p[k]); x1 = Math.max(x1, p[k]); y0 = Math.min(y0, p[k + 1]); y1 = Math.max(y1, p[k + 1]);
+      }
+      this.edgeSpan[i] = Math.max(x1 - x0, y1 - y0);
+      for (let k = 0; k + 3 < p.length; k += 2) {
+        // Stubs are two separate pieces: (p0,p1) and (p2,p3); skip the gap between them.
+        if (e.stub && k === 2) continue;
+        this.edgeGrid.add(i, Math.min(p[k], p[k + 2]), Math.min(p[k + 1], p[k + 3]), Math.max(p[k], p[k + 2]), Math.max(p[k + 1], p[k + 3]));
+      }
+      if (!e.badge) return null;
+      const [x, y] = badgePosition(e);
+      return [x, y, this.ctx.measureText(e.badge).width / 2 + 5];
+    });
+    const fragment = document.createDocumentFragment();
+    layout.nodes.forEach((n, i) => {
+      const li = el('li', {
+        text: `${n.label} — ${n.id}`,
+        attrs: {
+          role: 'option', tabindex: '-1', 'aria-selected': 'false', 'data-index': String(i), 'data-id': n.id, 'data-kind': n.kind,
+          'data-x': String(n.x), 'data-y': String(n.y), 'data-w': String(n.w), 'data-h': String(n.h),
+        },
+      });
+      li.addEventListener('click', () => this.events.select(i));
+      fragment.append(li);
+      this.listItems.push(li);
+    });
+    this.list.append(fragment);
+    this.setPaints(paints);
+  }
+
+  setPaints(paints: NodePaint[]): void {
+    this.paints = paints;
+    this.invalidate();
+  }
+
+  /** Marks nodes selected (`primary`: the one clicked, drawn strongest). */
+  setSelection(indices: Iterable<number>, primary: number | null): void {
+    for (const i of this.selected) this.listItems[i]?.setAttribute('aria-selected', 'false');
+    this.selected = new Set(indices);
+    this.primary = primary;
+    for (const i of this.selected) this.listItems[i]?.setAttribute('aria-selected', 'true');
+    this.canvas.dataset.selected = JSON.stringify([...this.selected].map((i) => this.layout!.nodes[i].id));
+    this.invalidate();
+  }
+
+  /** Node list attributes for overlays (data-status etc.). */
+  setNodeData(name: string, values: string[]): void {
+    this.listItems.forEach((li, i) => li.setAttribute(`data-${name}`, values[i] ?? ''));
+  }
+
+  setCamera(camera: Camera, notify = false): void {
+    const scale = clamp(camera.scale, this.minScale(), MAX_SCALE);
+    this.cam = { scale, tx: camera.tx, ty: camera.ty };
+    this.canvas.dataset.transform = `${this.cam.scale} ${this.cam.tx} ${this.cam.ty}`;
+    this.invalidate();
+    if (notify) this.events.camera(this.camera);
+  }
+
+  /** How far one may zoom out: until the whole drawing is a quarter of the view. */
+  private minScale(): number {
+    if (!this.layout || !this.cssWidth) return 0.02;
+    return Math.min(0.02, 0.25 * Math.min(this.cssWidth / Math.max(this.layout.width, 1), this.cssHeight / Math.max(this.layout.height, 1)));
+  }
+
+  /** The scale at which the whole drawing fits. */
+  fitScale(): number {
+    this.resize();  // the pane may just have been shown: measure it now
+    if (!this.layout || !this.cssWidth) return 1;
+    const pad = 24;
+    return clamp(Math.min((this.cssWidth - 2 * pad) / Math.max(this.layout.width, 1), (this.cssHeight - 2 * pad) / Math.max(this.layout.height, 1), 1.5),
+      this.minScale(), MAX_SCALE);
+  }
+
+  /** Camera showing the whole drawing at `scale`, centred horizontally, from the top. */
+  fitCamera(scale = this.fitScale()): Camera {
+    if (!this.layout) return { scale: 1, tx: 0, ty: 0 };
+    const tx = (this.cssWidth - this.layout.width * scale) / 2;
+    const ty = Math.max((this.cssHeight - this.layout.height * scale) / 2, 24);
+    return { scale, tx, ty };
+  }
+
+  /** The bounding box of some nodes, in drawing units. */
+  boundsOf(indices: number[]): { x0: number; y0: number; x1: number; y1: number } | null {
+    if (!this.layout || indices.length === 0) return null;
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const i of indices) {
+      const n = this.layout.nodes[i];
+      x0 = Math.min(x0, n.x - n.w / 2); x1 = Math.max(x1, n.x + n.w / 2);
+      y0 = Math.min(y0, n.y - n.h / 2); y1 = Math.max(y1, n.y + n.h / 2);
+    }
+    return { x0, y0, x1, y1 };
+  }
+
+  /** True when the box is inside the viewport. */
+  isVisible(b: { x0: number; y0: number; x1: number; y1: number }): boolean {
+    const { scale, tx, ty } = this.cam;
+    return b.x0 * scale + tx >= 0 && b.x1 * scale + tx <= this.cssWidth && b.y0 * scale + ty >= 0 && b.y1 * scale + ty <= this.cssHeight;
+  }
+
+  /** Screen position (CSS pixels in the canvas) of a drawing point. */
+  toScreen(x: number, y: number): [number, number] {
+    return [x * this.cam.scale + this.cam.tx, y * this.cam.scale + this.cam.ty];
+  }
+
+  zoomAt(factor: number, sx = this.cssWidth / 2, sy = this.cssHeight / 2): void {
+    const scale = clamp(this.cam.scale * factor, this.minScale(), MAX_SCALE);
+    const k = scale / this.cam.scale;
+    this.setCamera({ scale, tx: sx - (sx - this.cam.tx) * k, ty: sy - (sy - this.cam.ty) * k }, true);
+  }
+
+  invalidate(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.draw();
+    });
+  }
+
+  private resize() {
+    const r = this.canvas.parentElement!.getBoundingClientRect();
+    const width = Math.max(Math.floor(r.width), 1), height = Math.max(Math.floor(r.height), 1);
+    if (width === this.cssWidth && height === this.cssHeight) return;
+    this.cssWidth = width;
+    this.cssHeight = height;
+    const dpr = window.devicePixelRatio || 1;
+    this.canvas.width = Math.round(this.cssWidth * dpr);
+    this.canvas.height = Math.round(this.cssHeight * dpr);
+    this.canvas.style.width = `${this.cssWidth}px`;
+    this.canvas.style.height = `${this.cssHeight}px`;
+    this.invalidate();
+  }
+
+  private fit(text: string, width: number): string {
+    if (this.ctx.measureText(text).width <= width) return text;
+    let lo = 0, hi = text.length;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.ctx.measureText(`${text.slice(0, mid)}…`).width <= width) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo > 0 ? `${text.slice(0, lo)}…` : '';
+  }
+
+  private draw() {
+    const started = performance.now();
+    const { ctx, theme } = this;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.fillStyle = theme.background;
+    ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
+    const layout = this.layout;
+    if (!layout) return;
+    const { scale, tx, ty } = this.cam;
+    ctx.setTransform(dpr * scale, 0, 0, dpr * scale, dpr * tx, dpr * ty);
+    const px = 1 / scale;  // one CSS pixel in drawing units
+    const vx0 = -tx / scale, vy0 = -ty / scale, vx1 = (this.cssWidth - tx) / scale, vy1 = (this.cssHeight - ty) / scale;
+    const detail = scale >= 0.45;
+
+    // Open name-scope groups: faint boxes with their label.
+    ctx.lineWidth = px;
+    layout.groups.forEach((g, gi) => {
+      if (!g.box) return;
+      const [x, y, w, h] = g.box;
+      if (x > vx1 || y > vy1 || x + w < vx0 || y + h < vy0 || Math.max(w, h) * scale < 4) return;
+      ctx.fillStyle = theme.groupFill;
+      ctx.fillRect(x, y, w, h);
+      ctx.strokeStyle = theme.groupStroke;
+      ctx.strokeRect(x, y, w, h);
+      if (detail) {
+        ctx.fillStyle = theme.groupText;
+        ctx.font = SMALL_FONT;
+        ctx.textAlign = 'left';
+        ctx.textBaseline = 'top';
+        ctx.fillText(this.groupLabels[gi], x + 4, y + 2);
+      }
+    });
+
+    // Edges, one path; those touching the selection again on top. Far out, edges shorter than two
+    // pixels are left out: the nodes they join already show the shape.
+    const edges = this.edgeGrid.query(vx0, vy0, vx1, vy1, this.visibleEdges);
+    if (scale < 0.15) {
+      let kept = 0;
+      for (const e of edges) {
+        const edge = layout.edges[e];
+        if (this.edgeSpan[e] * scale >= 2 || this.selected.has(edge.from) || this.selected.has(edge.to)) edges[kept++] = e;
+      }
+      edges.length = kept;
+    }
+    ctx.strokeStyle = theme.edge;
+    ctx.lineWidth = Math.max(px, 1);
+    ctx.beginPath();
+    for (const e of edges) tracePath(ctx, layout.edges[e]);
+    ctx.stroke();
+    if (this.selected.size) {
+      ctx.strokeStyle = theme.edgeSelected;
+      ctx.lineWidth = Math.max(2 * px, 1.5);
+      ctx.beginPath();
+      for (const e of edges) {
+        const edge = layout.edges[e];
+        if (this.selected.has(edge.from) || this.selected.has(edge.to)) tracePath(ctx, edge);
+      }
+      ctx.stroke();
+    }
+    if (scale >= 0.3) {
+      ctx.fillStyle = theme.edge;
+      ctx.beginPath();
+      for (const e of edges) traceArrow(ctx, layout.edges[e]);
+      ctx.fill();
+    }
+
+    // Nodes: plain rectangles when they are a few pixels tall, rounded and outlined otherwise.
+    const nodes = this.nodeGrid.query(vx0, vy0, vx1, vy1, this.visibleNodes);
+    const radius = 4;
+    const coarse = scale < 0.15;
+    let fill = '';
+    for (const i of nodes) {
+      const n = layout.nodes[i];
+      const x = n.x - n.w / 2, y = n.y - n.h / 2;
+      const f = this.paints[i]?.fill ?? theme.groupFill;
+      if (f !== fill) ctx.fillStyle = fill = f;
+      if (coarse && !this.selected.has(i)) {
+        // At least a pixel, so that far out every node still shows.
+        ctx.fillRect(x, y, Math.max(n.w, px), Math.max(n.h, px));
+        continue;
+      }
+      ctx.beginPath();
+      if (n.kind === 'input' || n.kind === 'output') ctx.roundRect(x, y, n.w, n.h, n.h / 2);
+      else ctx.roundRect(x, y, n.w, n.h, radius);
+      ctx.fill();
+      fill = '';
+      if (this.selected.has(i)) {
+        ctx.lineWidth = Math.max((i === this.primary ? 3 : 2.5) * px, 1.5);
+        ctx.strokeStyle = i === this.primary ? theme.selection : theme.counterpart;
+        ctx.stroke();
+      } else {
+        ctx.lineWidth = px;
+        ctx.strokeStyle = theme.edge;
+        ctx.stroke();
+      }
+    }
+    if (detail) {
+      ctx.font = FONT;
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      for (const i of nodes) {
+        const n = layout.nodes[i];
+        if (!this.labels[i]) continue;
+        ctx.fillStyle = this.paints[i]?.text ?? theme.groupText;
+        ctx.fillText(this.labels[i], n.x, n.y + 0.5);
+      }
+    }
+
+    // Badges of what is folded onto edges (Q/DQ, DQ, DynQ, rescale).
+    if (scale >= 0.3) {
+      ctx.font = SMALL_FONT;
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      for (const e of edges) {
+        const b = this.badgeAt[e];
+        if (!b) continue;
+        const [x, y, hw] = b;
+        ctx.fillStyle = theme.badgeFill;
+        ctx.beginPath();
+        ctx.roundRect(x - hw, y - 7, 2 * hw, 14, 7);
+        ctx.fill();
+        if (detail) {
+          ctx.fillStyle = theme.badgeText;
+          ctx.fillText(layout.edges[e].badge!, x, y + 0.5);
+        }
+      }
+    }
+    this.stats = { frames: this.stats.frames + 1, lastFrameMs: performance.now() - started, drawnNodes: nodes.length, drawnEdges: edges.length };
+    // For the status of the drawing (and the tests): frames drawn, the last frame's time, what it drew.
+    const d = this.canvas.dataset;
+    d.frames = String(this.stats.frames);
+    d.frameMs = this.stats.lastFrameMs.toFixed(2);
+    d.drawnNodes = String(nodes.length);
+    d.drawnEdges = String(edges.length);
+  }
+
+  /** The node under a canvas point (CSS pixels), or null. */
+  nodeAt(sx: number, sy: number): number | null {
+    if (!this.layout) return null;
+    const x = (sx - this.cam.tx) / this.cam.scale, y = (sy - this.cam.ty) / this.cam.scale;
+    for (const i of this.nodeGrid.query(x, y, x, y, [])) {
+      const n = this.layout.nodes[i];
+      if (Math.abs(x - n.x) <= n.w / 2 && Math.abs(y - n.y) <= n.h / 2) return i;
+    }
+    return null;
+  }
+
+  private badgeEdgeAt(sx: number, sy: number): LayoutEdge | null {
+    if (!this.layout || this.cam.scale < 0.3) return null;
+    const x = (sx - this.cam.tx) / this.cam.scale, y = (sy - this.cam.ty) / this.cam.scale;
+    for (const e of this.edgeGrid.query(x - 40, y - 10, x + 40, y + 10, [])) {
+      const b = this.badgeAt[e];
+      if (b && Math.abs(x - b[0]) <= b[2] && Math.abs(y - b[1]) <= 7) return this.layout.edges[e];
+    }
+    return null;
+  }
+
+  private bindPointer() {
+    const c = this.canvas;
+    let down: { x: number; y: number; cam: Camera; moved: boolean; id: number } | null = null;
+    const local = (e: { clientX: number; clientY: number }) => {
+      const r = c.getBoundingClientRect();
+      return [e.clientX - r.left, e.clientY - r.top] as const;
+    };
+    c.addEventListener('pointerdown', (e) => {
+      if (e.button !== 0) return;
+      const [x, y] = local(e);
+      down = { x, y, cam: this.camera, moved: false, id: e.pointerId };
+      c.setPointerCapture(e.pointerId);
+    });
+    c.addEventListener('pointermove', (e) => {
+      const [x, y] = local(e);
+      if (down && down.id === e.pointerId) {
+        if (!down.moved && Math.hypot(x - down.x, y - down.y) < 4) return;
+        down.moved = true;
+        c.classList.add('panning');
+        this.setCamera({ scale: down.cam.scale, tx: down.cam.tx + x - down.x, ty: down.cam.ty + y - down.y }, true);
+        return;
+      }
+      const edge = this.badgeEdgeAt(x, y);
+      this.events.badgeHover(edge, e.clientX, e.clientY);
+      c.classList.toggle('pointing', edge !== null || this.nodeAt(x, y) !== null);
+    });
+    const finish = (e: PointerEvent) => {
+      if (!down || down.id !== e.pointerId) return;
+      const wasClick = !down.moved;
+      down = null;
+      c.classList.remove('panning');
+      if (wasClick && e.type === 'pointerup') {
+        const [x, y] = local(e);
+        this.events.select(this.nodeAt(x, y));
+      }
+    };
+    c.addEventListener('pointerup', finish);
+    c.addEventListener('pointercancel', finish);
+    c.addEventListener('pointerleave', () => this.events.badgeHover(null, 0, 0));
+    c.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      const [x, y] = local(e);
+      if (e.ctrlKey || e.metaKey) {
+        this.zoomAt(Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.002)), x, y);
+      } else {
+        const k = e.deltaMode === 1 ? 16 : 1;
+        const dx = e.shiftKey ? e.deltaY : e.deltaX;
+        const dy = e.shiftKey ? 0 : e.deltaY;
+        this.setCamera({ scale: this.cam.scale, tx: this.cam.tx - dx * k, ty: this.cam.ty - dy * k }, true);
+      }
+    }, { passive: false });
+  }
+}
+
+function clamp(v: number, lo: number, hi: number) {
+  return Math.min(Math.max(v, lo), hi);
+}
+
+function tracePath(ctx: CanvasRenderingContext2D, edge: LayoutEdge) {
+  const p = edge.points;
+  if (edge.stub && p.length === 8) {
+    ctx.moveTo(p[0], p[1]); ctx.lineTo(p[2], p[3]);
+    ctx.moveTo(p[4], p[5]); ctx.lineTo(p[6], p[7]);
+    return;
+  }
+  ctx.moveTo(p[0], p[1]);
+  for (let k = 2; k + 1 < p.length; k += 2) ctx.lineTo(p[k], p[k + 1]);
+}
+
+function traceArrow(ctx: CanvasRenderingContext2D, edge: LayoutEdge) {
+  const p = edge.points, n = p.length;
+  if (n < 4) return;
+  const x = p[n - 2], y = p[n - 1];
+  let dx = x - p[n - 4], dy = y - p[n - 3];
+  const len = Math.hypot(dx, dy) || 1;
+  dx /= len; dy /= len;
+  const s = 5;
+  ctx.moveTo(x, y);
+  ctx.lineTo(x - s * dx - s * 0.6 * dy, y - s * dy + s * 0.6 * dx);
+  ctx.lineTo(x - s * dx + s * 0.6 * dy, y - s * dy - s * 0.6 * dx);
+  ctx.closePath();
+}
+
+/** Where an edge's badge sits: the middle of its longest segment. */
+function badgePosition(edge: LayoutEdge): [number, number] {
+  const p = edge.points;
+  let best = 0, bestLen = -1;
+  for (let k = 0; k + 3 < p.length; k += 2) {
+    if (edge.stub && k === 2) continue;
+    const len = Math.hypot(p[k + 2] - p[k], p[k + 3] - p[k + 1]);
+    if (len > bestLen) { bestLen = len; best = k; }
+  }
+  return [(p[best] + p[best + 2]) / 2, (p[best + 1] + p[best + 3]) / 2];
+}

@@ -1,0 +1,97 @@
+// Weight charts of one layer, with uPlot (loaded on first use, in its own chunk): the float and
+// dequantised histograms on shared bins, the integer codes used, and per output channel the error
+// (SQNR) and the quantization step and zero point. A quantile table follows.
+import type { WeightLayer } from '../protocol/messages';
+import { el, fmt } from './dom';
+
+const importUPlot = () => import('uplot').then((m) => m.default);
+type UPlot = Awaited<ReturnType<typeof importUPlot>>;
+type Series = import('uplot').Series;
+let uplot: Promise<UPlot> | null = null;
+const loadUPlot = () => (uplot ??= importUPlot());
+
+interface Palette { text: string; grid: string; float: string; quant: string; error: string }
+
+function palette(host: HTMLElement): Palette {
+  const css = getComputedStyle(host);
+  const v = (n: string) => css.getPropertyValue(n).trim();
+  return { text: v('--text-muted'), grid: v('--grid'), float: v('--chart-float'), quant: v('--chart-quant'), error: v('--chart-error') };
+}
+
+/** One chart in a captioned figure: x values, then one data array per series. */
+function chart(uPlot: UPlot, host: HTMLElement, c: Palette, spec: {
+  name: string; caption: string; xLabel: string; yLabel: string; height: number; fromZero?: boolean;
+  x: number[]; series: Array<Series & { data: Array<number | null> }>;
+}): void {
+  const figure = el('figure', { class: 'chart', attrs: { 'data-chart': spec.name } }, el('figcaption', { text: spec.caption }));
+  host.append(figure);
+  const axis = { stroke: c.text, grid: { stroke: c.grid, width: 1 }, ticks: { stroke: c.grid, width: 1 }, font: '11px system-ui, sans-serif',
+    labelFont: '11px system-ui, sans-serif', labelSize: 16 };
+  new uPlot({
+    width: Math.max(Math.floor(host.getBoundingClientRect().width) - 4, 240),
+    height: spec.height,
+    scales: { x: { time: false }, ...(spec.fromZero ? { y: { range: (_u: unknown, _min: number, max: number) => [0, max * 1.05 || 1] as [number, number] } } : {}) },
+    axes: [{ ...axis, label: spec.xLabel }, { ...axis, label: spec.yLabel, size: 52 }],
+    cursor: { drag: { x: false, y: false } },
+    series: [{ label: spec.xLabel, value: (_u: unknown, v: number | null) => fmt(v) }, ...spec.series.map(({ data: _data, ...s }) => ({ points: { show: false }, ...s }))],
+  }, [spec.x, ...spec.series.map((s) => s.data)], figure);
+}
+
+/** Draws the layer's charts into `host` (replacing what was there). */
+export async function renderWeightCharts(host: HTMLElement, layer: WeightLayer): Promise<void> {
+  const uPlot = await loadUPlot();
+  const c = palette(host);
+  host.replaceChildren();
+  const stepped = uPlot.paths.stepped!({ align: 1 });
+  const bars = uPlot.paths.bars!({ size: [0.8, 12] });
+
+  const h = layer.histogram;
+  chart(uPlot, host, c, {
+    name: 'histogram', caption: `Float vs dequantised values (${h.float.length} bins)`, xLabel: 'value', yLabel: 'count', height: 170, fromZero: true,
+    x: h.float.map((_, i) => (h.edges[i] + h.edges[i + 1]) / 2),
+    series: [
+      { label: 'float', stroke: c.float, fill: `${c.float}33`, width: 1.5, paths: stepped, data: h.float },
+      { label: 'dequantised', stroke: c.quant, fill: `${c.quant}33`, width: 1.5, paths: stepped, data: h.dequantized },
+    ],
+  });
+
+  const codes = layer.codes;
+  if (codes?.counts && codes.counts.length > 0) {
+    chart(uPlot, host, c, {
+      name: 'codes', caption: `Integer codes used (${codes.type}: ${codes.levels_used} of ${codes.levels_total} levels)`,
+      xLabel: 'code', yLabel: 'count', height: 130, fromZero: true,
+      x: codes.counts.map((_, i) => codes.qmin + i),
+      series: [{ label: 'count', stroke: c.quant, fill: `${c.quant}99`, paths: bars, data: codes.counts }],
+    });
+  }
+
+  const ch = layer.channels;
+  const channels = (values: ArrayLike<unknown>) => Array.from(values, (_, i) => i);
+  if (ch.sqnr_db && ch.sqnr_db.length > 0) {
+    chart(uPlot, host, c, {
+      name: 'channels', caption: `Error per output channel (${ch.sqnr_db.length} channels; SQNR, higher is better)`,
+      xLabel: 'channel', yLabel: 'SQNR dB', height: 150, x: channels(ch.sqnr_db),
+      series: [{ label: 'SQNR dB', stroke: c.error, width: 1.5, data: ch.sqnr_db, points: { show: ch.sqnr_db.length <= 64, size: 4 },
+        value: (_u, v) => (v === null ? '–' : v.toFixed(1)) }],
+    });
+  } else {
+    host.append(el('p', { class: 'muted', text: 'One scale for the whole tensor: no per-channel series.' }));
+  }
+  if (ch.step && ch.step.length > 1) {
+    const zp = ch.zero_point;
+    const constantZp = !zp || new Set(zp).size <= 1;
+    const perChannel = (name: string, caption: string, label: string, data: number[], color: string) => chart(uPlot, host, c, {
+      name, caption, xLabel: 'channel', yLabel: label, height: 120, x: channels(data),
+      series: [{ label, stroke: color, width: 1.5, data, points: { show: data.length <= 64, size: 4 }, value: (_u, v) => fmt(v, 4) }],
+    });
+    perChannel('scales', `Quantization step (scale) per channel${constantZp && zp ? `; zero point ${fmt(zp[0])} throughout` : ''}`, 'step', ch.step, c.float);
+    if (!constantZp) perChannel('zero-points', 'Zero point per channel', 'zero point', zp!, c.quant);
+  }
+
+  const keys = Object.keys(layer.float.quantiles);
+  const table = el('table', { class: 'quantiles' },
+    el('thead', {}, el('tr', {}, el('th', { text: 'quantile' }), el('th', { class: 'num', text: 'float' }), el('th', { class: 'num', text: 'dequantised' }))),
+    el('tbody', {}, ...keys.map((k) => el('tr', {}, el('td', { text: k }), el('td', { class: 'num', text: fmt(layer.float.quantiles[k], 4) }),
+      el('td', { class: 'num', text: fmt(layer.dequantized.quantiles[k], 4) })))));
+  host.append(el('details', {}, el('summary', { text: 'Quantiles' }), table));
+}

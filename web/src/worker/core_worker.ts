@@ -1,0 +1,135 @@
+// The Web Worker that hosts the wasm core. It loads the Emscripten module, answers the protocol's
+// requests one at a time, and keeps the open pair (and its bytes, for layouts) between requests.
+// Requests wait in a queue, one per task, so a 'cancel' for one still waiting is seen in time.
+import { loadVisualQuant, VisualQuantError, type OpenComparison, type VisualQuant } from 'visualquant-core';
+import type {
+  CoreError, FilePayload, FromCore, Method, Params, ProgressMessage, RequestMessage, Result, ToCore,
+} from '../protocol/messages';
+
+interface OpenPair {
+  comparison: OpenComparison;
+  first: { name: string; bytes: Uint8Array };
+  second: { name: string; bytes: Uint8Array };
+  external: Record<string, Uint8Array>;
+  weights?: Result<'weights'>;
+}
+
+const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore>) => void) | null };
+const post = (message: FromCore) => scope.postMessage(message);
+
+let core: VisualQuant | null = null;
+let pair: OpenPair | null = null;
+const queue: RequestMessage[] = [];
+let draining = false;
+
+function progress(id: number, stage: ProgressMessage['stage'], detail: string, fraction?: number) {
+  post({ type: 'progress', id, stage, detail, ...(fraction === undefined ? {} : { fraction }) });
+}
+
+function errorOf(e: unknown): CoreError {
+  if (e instanceof VisualQuantError) return { code: e.code, message: e.message };
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code === 'string') return { code: code as CoreError['code'], message: String((e as Error).message) };
+  if (e instanceof RangeError || /memory/i.test(String(e))) return { code: 'out_of_memory', message: String(e) };
+  return { code: 'internal', message: e instanceof Error ? e.message : String(e) };
+}
+
+function requirePair(): OpenPair {
+  if (!pair) throw Object.assign(new Error('open two models first'), { code: 'no_open_pair' });
+  return pair;
+}
+
+const bytesOf = (f: FilePayload) => new Uint8Array(f.bytes);
+
+type Handler<M extends Method> = (params: Params<M>, id: number) => Result<M>;
+const handlers: { [M in Method]: Handler<M> } = {
+  open({ first, second, external }, id) {
+    const vq = core!;
+    pair?.comparison.close();
+    pair = null;
+    const externalFiles: Record<string, Uint8Array> = {};
+    for (const f of external) externalFiles[f.name] = bytesOf(f);
+    progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
+    const a = { name: first.name, bytes: bytesOf(first) }, b = { name: second.name, bytes: bytesOf(second) };
+    const comparison = vq.open(a.bytes, a.name, b.bytes, b.name, externalFiles);
+    pair = { comparison, first: a, second: b, external: externalFiles };
+    return { report: JSON.parse(comparison.report), version: vq.version };
+  },
+  layout({ view }, id) {
+    const p = requirePair();
+    progress(id, 'layout', `laying out both graphs (${view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
+    return JSON.parse(core!.layoutPair(p.first.bytes, p.first.name, p.second.bytes, p.second.name, { view }, p.external));
+  },
+  weights({ bins }, id) {
+    const p = requirePair();
+    if (!p.weights || bins !== undefined) {
+      progress(id, 'weights', 'analysing every quantized weight');
+      const report = JSON.parse(p.comparison.weights(bins ?? 0));
+      if (bins !== undefined) return report;
+      p.weights = report;
+    }
+    return p.weights!;
+  },
+  weightLayer({ nodeId, bins }) {
+    return JSON.parse(requirePair().comparison.weightLayer(nodeId, bins ?? 0));
+  },
+  lint(_params, id) {
+    progress(id, 'lint', 'checking quantization parameters');
+    return JSON.parse(requirePair().comparison.lint());
+  },
+};
+
+function run(message: RequestMessage) {
+  try {
+    const handler = handlers[message.method] as Handler<Method>;
+    const result = handler(message.params, message.id);
+    post({ type: 'result', id: message.id, method: message.method, result } as FromCore);
+  } catch (e) {
+    post({ type: 'error', id: message.id, error: errorOf(e) });
+  }
+}
+
+function drain() {
+  if (draining || !core) return;
+  const next = queue.shift();
+  if (!next) return;
+  draining = true;
+  // One request per task: messages (cancels) that arrived meanwhile are handled before the next one.
+  setTimeout(() => {
+    run(next);
+    draining = false;
+    drain();
+  }, 0);
+}
+
+scope.onmessage = (event) => {
+  const message = event.data;
+  if (message.type === 'cancel') {
+    const at = queue.findIndex((m) => m.id === message.id);
+    if (at >= 0) {
+      queue.splice(at, 1);
+      post({ type: 'error', id: message.id, error: { code: 'cancelled', message: 'cancelled before it started' } });
+    }
+    return;
+  }
+  queue.push(message);
+  drain();
+};
+
+async function start() {
+  const wasmUrl = new URL('visualquant_core.wasm', self.location.href);
+  const response = await fetch(wasmUrl);
+  if (!response.ok) throw new Error(`cannot load the core (${wasmUrl.pathname}: HTTP ${response.status})`);
+  core = await loadVisualQuant({ wasmBinary: new Uint8Array(await response.arrayBuffer()) });
+  post({ type: 'ready', version: core.version });
+  drain();
+}
+
+start().catch((e) => {
+  // Nothing can be answered without the core: fail every request, now and later.
+  const error = { code: 'internal' as const, message: `the core did not start: ${e instanceof Error ? e.message : String(e)}` };
+  for (const m of queue.splice(0)) post({ type: 'error', id: m.id, error });
+  scope.onmessage = (event) => {
+    if (event.data.type === 'request') post({ type: 'error', id: event.data.id, error });
+  };
+});

@@ -1,0 +1,60 @@
+// The Web Worker transport of CoreConnection. Cancelling a request that the worker is running ends
+// the worker (wasm calls cannot be interrupted) and starts a fresh one; the open pair is then lost
+// and `generation` goes up.
+import { PendingTable, type CoreConnection, type PendingRequest, type RequestOptions } from '../protocol/connection';
+import type { FromCore, Method, Params, Result, ToCore } from '../protocol/messages';
+
+export class WorkerConnection implements CoreConnection {
+  private worker!: Worker;
+  private pending = new PendingTable();
+  generation = 0;
+  version = '';
+
+  constructor(private readonly scriptUrl: URL) {
+    this.startWorker();
+  }
+
+  private startWorker() {
+    this.worker = new Worker(this.scriptUrl, { type: 'module', name: 'visualquant-core' });
+    this.worker.onmessage = (event: MessageEvent<FromCore>) => this.receive(event.data);
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      this.pending.rejectAll({ code: 'transport', message: event.message || 'the core worker failed' });
+    };
+  }
+
+  private receive(message: FromCore) {
+    switch (message.type) {
+      case 'ready': this.version = message.version; break;
+      case 'progress': this.pending.progress(message); break;
+      case 'result': this.pending.resolve(message.id, message.result); break;
+      case 'error': this.pending.reject(message.id, message.error); break;
+    }
+  }
+
+  request<M extends Method>(method: M, params: Params<M>, options: RequestOptions = {}): PendingRequest<Result<M>> {
+    const { id, promise } = this.pending.add<Result<M>>(options);
+    const message = { type: 'request', id, method, params } as ToCore;
+    this.worker.postMessage(message, options.transfer ?? []);
+    return { id, promise };
+  }
+
+  cancel(id: number): void {
+    if (!this.pending.has(id)) return;
+    // The worker answers in order, so the oldest pending request is the one running (or about to).
+    // One still waiting is dropped by the worker; the running one can only be ended with the worker.
+    if (id !== this.pending.oldest()) {
+      this.worker.postMessage({ type: 'cancel', id } satisfies ToCore);
+      return;
+    }
+    this.worker.terminate();
+    this.generation++;
+    this.pending.rejectAll({ code: 'cancelled', message: 'cancelled' });
+    this.startWorker();
+  }
+
+  dispose(): void {
+    this.worker.terminate();
+    this.pending.rejectAll({ code: 'cancelled', message: 'connection closed' });
+  }
+}
