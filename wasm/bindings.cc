@@ -137,6 +137,14 @@ class Session : public ExternalFiles {
     return with_comparison([&](const vq::Comparison& c) { return vq::dump_report(vq::lint_report(c)); });
   }
 
+  // Both graphs of the open comparison laid out side by side, byte-identical to layoutPair (and
+  // `visualquant layout FIRST SECOND --json -`) without loading and aligning again.
+  CallResult comparisonLayout(const std::string& options_json) {
+    return with_comparison([&](const vq::Comparison& c) {
+      return vq::dump_layout(vq::layout_pair_report(vq::layout_comparison(c, vq::layout_options_from_json(options_json))));
+    });
+  }
+
   template <typename F>
   CallResult with_comparison(F&& work) {
     CallResult r;
@@ -298,6 +306,7 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("weights", &Session::weights)
       .function("lint", &Session::lint)
       .function("layout", &Session::layout)
+      .function("comparisonLayout", &Session::comparisonLayout)
       .function("layoutPair", &Session::layoutPair);
   emscripten::class_<ModelLayouts, emscripten::base<ExternalFiles>>("ModelLayouts")
       .constructor<>()

@@ -388,6 +388,8 @@ export class OpenComparison {
   weights(bins?: number): string;
   /** JSON text of the LintFinding list. */
   lint(): string;
+  /** JSON text of a LayoutPairReport of this comparison, byte-identical to VisualQuant.layoutPair with the same options. */
+  layout(options?: Omit<LayoutOptions, 'nodeSizes' | 'groupSizes'>): string;
   close(): void;
 }
 

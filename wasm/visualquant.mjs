@@ -237,6 +237,14 @@ export class OpenComparison {
     return unwrap(this.session.lint());
   }
 
+  /**
+   * Both graphs laid out side by side (JSON text, byte-identical to VisualQuant.layoutPair with the
+   * same options), from this comparison: nothing is loaded or aligned again.
+   */
+  layout(options = {}) {
+    return unwrap(this.session.comparisonLayout(JSON.stringify(options)));
+  }
+
   close() {
     if (!this.session) return;
     this.session.delete();

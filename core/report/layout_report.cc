@@ -104,7 +104,10 @@ ModelLayout layout_model(const Model& model, const ModelLayoutOptions& options) 
 PairedModelLayout layout_model_pair(Model first, Model second, std::string first_name, std::string second_name,
                                     const ModelLayoutOptions& options) {
   const auto c = run_comparison(std::move(first), std::move(second), std::move(first_name), std::move(second_name));
-  const Comparison& a = *c;
+  return layout_comparison(*c, options);
+}
+
+PairedModelLayout layout_comparison(const Comparison& a, const ModelLayoutOptions& options) {
   PairedModelLayout out;
   out.float_name = a.float_name;
   out.quant_name = a.quant_name;

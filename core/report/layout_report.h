@@ -12,6 +12,7 @@
 #include "layout/model_graph.h"
 #include "model/model.h"
 #include "quant/logical_graph.h"
+#include "report/comparison.h"
 
 namespace vq {
 
@@ -52,6 +53,9 @@ struct PairedModelLayout {
 };
 PairedModelLayout layout_model_pair(Model first, Model second, std::string first_name, std::string second_name,
                                     const ModelLayoutOptions& options);
+// The same for a comparison already made (an open comparison laid out in several views without
+// aligning again).
+PairedModelLayout layout_comparison(const Comparison& comparison, const ModelLayoutOptions& options);
 
 nlohmann::ordered_json layout_report(const ModelLayout& layout, const std::string& file_name);
 nlohmann::ordered_json layout_report(const layout::ModelGraph& graph, const layout::Result& result,

@@ -1,7 +1,10 @@
 #include "report/weights_report.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <limits>
 #include <optional>
@@ -21,12 +24,11 @@ using json = nlohmann::ordered_json;
 json num(double v) {
   if (!std::isfinite(v)) return nullptr;
   if (v == 0) return 0.0;
-  const int digits = 9 - 1 - static_cast<int>(std::floor(std::log10(std::fabs(v))));
-  const double scale = std::pow(10.0, digits);
-  const double r = std::round(v * scale) / scale;
-  std::ostringstream s;
-  s << std::setprecision(9) << r;
-  return std::stod(s.str());
+  // Nine significant digits, correctly rounded by printf (glibc and Emscripten's musl agree to the
+  // bit), read back as the double nearest to them, which the JSON writer prints in at most nine.
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return std::strtod(text, nullptr);
 }
 
 json nums(const std::vector<double>& v) {
@@ -35,13 +37,23 @@ json nums(const std::vector<double>& v) {
   return out;
 }
 
+// "p0.1", "p1", ... "p99.9": the quantiles' keys, made once.
+const std::array<std::string, kQuantiles.size()>& quantile_keys() {
+  static const auto keys = [] {
+    std::array<std::string, kQuantiles.size()> out;
+    for (std::size_t i = 0; i < kQuantiles.size(); ++i) {
+      std::ostringstream key;
+      key << "p" << kQuantiles[i] * 100;
+      out[i] = key.str();
+    }
+    return out;
+  }();
+  return keys;
+}
+
 json distribution_json(const Distribution& d) {
   json q = json::object();
-  for (std::size_t i = 0; i < kQuantiles.size(); ++i) {
-    std::ostringstream key;
-    key << "p" << kQuantiles[i] * 100;
-    q[key.str()] = num(d.quantiles[i]);
-  }
+  for (std::size_t i = 0; i < kQuantiles.size(); ++i) q[quantile_keys()[i]] = num(d.quantiles[i]);
   return {{"count", d.count},    {"min", num(d.min)},           {"max", num(d.max)},
           {"mean", num(d.mean)}, {"std", num(d.std)},           {"skewness", num(d.skewness)},
           {"kurtosis", num(d.kurtosis)}, {"zero_fraction", num(d.zero_fraction)}, {"quantiles", q}};

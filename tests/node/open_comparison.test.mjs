@@ -1,5 +1,5 @@
 // A comparison kept open in wasm answers lazily what the CLI prints at once: the alignment report,
-// one layer's weight analysis, every layer's, and the lint, byte for byte.
+// one layer's weight analysis, every layer's, the lint and the paired layouts, byte for byte.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -34,6 +34,9 @@ for (const pair of ['torch_eager_ptq_cnn_perchannel', 'ort_matmulnbits_4bit', 'v
         assert.equal(open.weightLayer(layer.float_node, 16), native('weights', f, q, '--layer', layer.float_node, '--bins', '16'));
       }
       assert.throws(() => open.weightLayer('no such node'), (e) => e.code === 'not_found');
+      // Layouts of the open comparison are the CLI's paired layouts, in both views.
+      assert.equal(open.layout(), native('layout', f, q, '--json', '-'));
+      assert.equal(open.layout({ view: 'nodes', collapsed: true }), native('layout', f, q, '--nodes', '--collapsed', '--json', '-'));
     } finally {
       open.close();
     }

@@ -1,5 +1,6 @@
 // The Web Worker that hosts the wasm core. It loads the Emscripten module, answers the protocol's
-// requests one at a time, and keeps the open pair (and its bytes, for layouts) between requests.
+// requests one at a time, and keeps the open pair between requests (in the core, which holds its
+// own copy of the bytes: layouts reuse the alignment, nothing is loaded twice).
 // Requests wait in a queue, one per task, so a 'cancel' for one still waiting is seen in time.
 import { loadVisualQuant, VisualQuantError, type OpenComparison, type VisualQuant } from 'visualquant-core';
 import type {
@@ -8,9 +9,6 @@ import type {
 
 interface OpenPair {
   comparison: OpenComparison;
-  first: { name: string; bytes: Uint8Array };
-  second: { name: string; bytes: Uint8Array };
-  external: Record<string, Uint8Array>;
   weights?: Result<'weights'>;
 }
 
@@ -50,15 +48,14 @@ const handlers: { [M in Method]: Handler<M> } = {
     const externalFiles: Record<string, Uint8Array> = {};
     for (const f of external) externalFiles[f.name] = bytesOf(f);
     progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
-    const a = { name: first.name, bytes: bytesOf(first) }, b = { name: second.name, bytes: bytesOf(second) };
-    const comparison = vq.open(a.bytes, a.name, b.bytes, b.name, externalFiles);
-    pair = { comparison, first: a, second: b, external: externalFiles };
+    const comparison = vq.open(bytesOf(first), first.name, bytesOf(second), second.name, externalFiles);
+    pair = { comparison };
     return { report: JSON.parse(comparison.report), version: vq.version };
   },
   layout({ view }, id) {
     const p = requirePair();
     progress(id, 'layout', `laying out both graphs (${view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
-    return JSON.parse(core!.layoutPair(p.first.bytes, p.first.name, p.second.bytes, p.second.name, { view }, p.external));
+    return JSON.parse(p.comparison.layout({ view }));
   },
   weights({ bins }, id) {
     const p = requirePair();
