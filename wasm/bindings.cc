@@ -125,11 +125,11 @@ class Session : public ExternalFiles {
     });
   }
 
-  CallResult weights(std::size_t bins) {
+  CallResult weights(std::size_t bins, bool detail) {
     return with_comparison([&](const vq::Comparison& c) {
       vq::WeightAnalysisOptions options;
       options.histogram_bins = bins == 0 ? options.histogram_bins : bins;
-      return vq::dump_report(vq::weights_report(c, options));
+      return vq::dump_report(vq::weights_report(c, options, detail));
     });
   }
 

@@ -169,12 +169,13 @@ export interface WeightLayer {
   float: Distribution; dequantized: Distribution;
   error: { mse: number; rmse: number; max_abs: number; max_abs_at: [number, number]; sqnr_db: number | null;
            cosine: number; relative_l2: number; mean_abs_lsb: number | null; max_abs_lsb: number | null };
-  histogram: { edges: number[]; float: number[]; dequantized: number[] };
+  /** Absent from a weights report made with detail: false (as are channel series, code counts and outlier indices). */
+  histogram?: { edges: number[]; float: number[]; dequantized: number[] };
   codes: { type: string; qmin: number; qmax: number; levels_total: number; levels_used: number;
            at_qmin: number; at_qmax: number; not_nearest: number; counts?: number[] } | null;
   /** Indices are flat canonical positions: channel x elements-per-channel + element. */
-  outliers: { sigmas: number; beyond_sigmas: number; beyond_clip_range: number; first_indices: number[];
-              first_clipped_indices: number[] };
+  outliers: { sigmas: number; beyond_sigmas: number; beyond_clip_range: number; first_indices?: number[];
+              first_clipped_indices?: number[] };
   channels: { count: number; range_spread: number; float_min?: number[]; float_max?: number[]; mse?: number[];
               max_abs?: number[]; sqnr_db?: (number | null)[]; cosine?: number[]; step?: number[]; zero_point?: number[] };
   sensitivity: number;
@@ -384,8 +385,8 @@ export class OpenComparison {
   readonly report: string;
   /** JSON text of one WeightLayer, by float or quantized node id; throws VisualQuantError('not_found'). */
   weightLayer(nodeId: string, bins?: number): string;
-  /** JSON text of the WeightsReport. */
-  weights(bins?: number): string;
+  /** JSON text of the WeightsReport; detail: false leaves out histograms, per-channel series, code counts and outlier indices. */
+  weights(bins?: number, options?: { detail?: boolean }): string;
   /** JSON text of the LintFinding list. */
   lint(): string;
   /** JSON text of a LayoutPairReport of this comparison, byte-identical to VisualQuant.layoutPair with the same options. */

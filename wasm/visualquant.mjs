@@ -227,9 +227,13 @@ export class OpenComparison {
     return unwrap(this.session.weightLayer(nodeId, bins));
   }
 
-  /** Every aligned weight pair, ranked worst first (JSON text, as `visualquant weights --json -`). */
-  weights(bins = 0) {
-    return unwrap(this.session.weights(bins));
+  /**
+   * Every aligned weight pair, ranked worst first (JSON text, as `visualquant weights --json -`).
+   * detail: false leaves out histograms, per-channel series, code counts and outlier indices (the
+   * table of a large model; weightLayer() has one layer's detail).
+   */
+  weights(bins = 0, { detail = true } = {}) {
+    return unwrap(this.session.weights(bins, detail));
   }
 
   /** The quantization lint (JSON text). */

@@ -191,7 +191,8 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
                   {"relative_l2", num(e.relative_l2)},
                   {"mean_abs_lsb", a.codes ? num(e.mean_abs_lsb) : json(nullptr)},
                   {"max_abs_lsb", a.codes ? num(e.max_abs_lsb) : json(nullptr)}};
-  out["histogram"] = {{"edges", nums(a.histogram_edges)}, {"float", a.float_histogram}, {"dequantized", a.dequantized_histogram}};
+  if (detail)
+    out["histogram"] = {{"edges", nums(a.histogram_edges)}, {"float", a.float_histogram}, {"dequantized", a.dequantized_histogram}};
   if (a.codes) {
     const CodeUsage& u = *a.codes;
     json codes = {{"type", u.type},
@@ -209,9 +210,11 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
   }
   out["outliers"] = {{"sigmas", WeightAnalysisOptions{}.outlier_sigmas},
                      {"beyond_sigmas", a.outliers_beyond_sigma},
-                     {"beyond_clip_range", a.outliers_beyond_clip},
-                     {"first_indices", a.outlier_indices},
-                     {"first_clipped_indices", a.clipped_indices}};
+                     {"beyond_clip_range", a.outliers_beyond_clip}};
+  if (detail) {
+    out["outliers"]["first_indices"] = a.outlier_indices;
+    out["outliers"]["first_clipped_indices"] = a.clipped_indices;
+  }
   const ChannelSeries& ch = a.channels;
   json channels = {{"count", a.rows}, {"range_spread", num(ch.range_spread)}};
   if (detail) {
@@ -230,7 +233,7 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
   return out;
 }
 
-json weights_report(const Comparison& c, const WeightAnalysisOptions& options) {
+json weights_report(const Comparison& c, const WeightAnalysisOptions& options, bool detail) {
   const std::vector<WeightPair> pairs = weight_pairs(c);
   // Each pair is analysed on its own (the models are only read): one per core, the biggest first
   // so that no core is left with a large one at the end; results kept in pair order.
@@ -254,7 +257,7 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options) {
     const std::size_t i = largest_first[k];
     if (!float_views[i] || !quant_views[i]) return;
     const WeightAnalysis a = analyze_weight_pair(*float_views[i], *quant_views[i], pairs[i].adjust, options);
-    results[i] = {weight_layer_json(c, pairs[i], a, true), a.error.sqnr_db, a.rows * a.cols};
+    results[i] = {weight_layer_json(c, pairs[i], a, detail), a.error.sqnr_db, a.rows * a.cols};
   });
   std::vector<json> layers;
   std::vector<double> sqnr;

@@ -24,11 +24,14 @@ struct WeightPair {
 // Aligned entries with a readable weight on both sides of the same canonical shape.
 std::vector<WeightPair> weight_pairs(const Comparison& c);
 
-// One layer: summary always, per-channel series and code counts when `detail`.
+// One layer: summary always; histograms, per-channel series, code counts and outlier indices
+// when `detail`.
 nlohmann::ordered_json weight_layer_json(const Comparison& c, const WeightPair& pair, const WeightAnalysis& a, bool detail);
 
-// Every pair analysed and ranked: {"bins", "layers": [...] worst first}. Layers include detail.
-nlohmann::ordered_json weights_report(const Comparison& c, const WeightAnalysisOptions& options);
+// Every pair analysed and ranked: {"bins", "layers": [...] worst first}.
+// detail = false leaves out what only one layer's view needs (histograms, per-channel series,
+// code counts, outlier indices): the ranked table of a large model, quickly.
+nlohmann::ordered_json weights_report(const Comparison& c, const WeightAnalysisOptions& options, bool detail = true);
 
 // One layer by float or quant node id (nullopt when no pair has it).
 std::optional<nlohmann::ordered_json> weight_layer_report(const Comparison& c, const std::string& node_id,

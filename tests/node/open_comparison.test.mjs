@@ -27,6 +27,17 @@ for (const pair of ['torch_eager_ptq_cnn_perchannel', 'ort_matmulnbits_4bit', 'v
       const { weights, lint, ...alignment } = full;
       assert.deepEqual(report, alignment);
       assert.equal(open.weights(), native('weights', f, q, '--json', '-'));
+      // The summary is the full report without the per-layer detail.
+      const summary = JSON.parse(open.weights(0, { detail: false }));
+      const stripped = JSON.parse(open.weights());
+      for (const layer of stripped.layers) {
+        delete layer.histogram;
+        for (const k of Object.keys(layer.channels)) if (!['count', 'range_spread'].includes(k)) delete layer.channels[k];
+        if (layer.codes) delete layer.codes.counts;
+        delete layer.outliers.first_indices;
+        delete layer.outliers.first_clipped_indices;
+      }
+      assert.deepEqual(summary, stripped);
       assert.deepEqual(JSON.parse(open.lint()), lint);
       assert.ok(weights.layers.length > 0);
       for (const layer of weights.layers.slice(0, 3)) {

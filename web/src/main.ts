@@ -471,7 +471,8 @@ class App {
   /** The full compare report, as `visualquant compare --json` writes it: alignment, weights, lint. */
   private async exportJson() {
     if (!this.report || !this.weights || !this.lint) return;
-    download(`${this.baseName()}-compare.json`, `${JSON.stringify({ ...this.report, weights: this.weights, lint: this.lint }, null, 2)}\n`, 'application/json');
+    const weights = await this.core.request('weights', { detail: true }).promise;  // the table keeps only the summary
+    download(`${this.baseName()}-compare.json`, `${JSON.stringify({ ...this.report, weights, lint: this.lint }, null, 2)}\n`, 'application/json');
   }
 
   /** Both graphs as they are shown, side by side under a title line, as a PNG. */

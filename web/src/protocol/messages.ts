@@ -28,8 +28,9 @@ export interface CoreMethods {
   };
   /** Both graphs laid out side by side (matched ops in shared rows), of the open pair. */
   layout: { params: { view: LayoutView }; result: LayoutPairReport };
-  /** Every aligned weight pair's analysis, ranked worst first (the layer table, the heat overlay). */
-  weights: { params: { bins?: number }; result: WeightsReport };
+  /** Every aligned weight pair's analysis, ranked worst first (the layer table, the heat overlay): the
+   *  table's fields only, unless `detail` (histograms, per-channel series: the JSON export). */
+  weights: { params: { bins?: number; detail?: boolean }; result: WeightsReport };
   /** One layer's full weight analysis, by float or quantized node id (the detail panel's charts). */
   weightLayer: { params: { nodeId: string; bins?: number }; result: WeightLayer };
   /** The quantization lint's findings. */

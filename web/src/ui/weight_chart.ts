@@ -45,8 +45,9 @@ export async function renderWeightCharts(host: HTMLElement, layer: WeightLayer):
   const stepped = uPlot.paths.stepped!({ align: 1 });
   const bars = uPlot.paths.bars!({ size: [0.8, 12] });
 
+  // Layers come from weightLayer(), which always has the detail; a summary layer has no histogram.
   const h = layer.histogram;
-  chart(uPlot, host, c, {
+  if (h) chart(uPlot, host, c, {
     name: 'histogram', caption: `Float vs dequantised values (${h.float.length} bins)`, xLabel: 'value', yLabel: 'count', height: 170, fromZero: true,
     x: h.float.map((_, i) => (h.edges[i] + h.edges[i + 1]) / 2),
     series: [

@@ -57,14 +57,13 @@ const handlers: { [M in Method]: Handler<M> } = {
     progress(id, 'layout', `laying out both graphs (${view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
     return JSON.parse(p.comparison.layout({ view }));
   },
-  weights({ bins }, id) {
+  weights({ bins, detail }, id) {
     const p = requirePair();
-    if (!p.weights || bins !== undefined) {
-      progress(id, 'weights', 'analysing every quantized weight');
-      const report = JSON.parse(p.comparison.weights(bins ?? 0));
-      if (bins !== undefined) return report;
-      p.weights = report;
-    }
+    progress(id, 'weights', 'analysing every quantized weight');
+    // The table's fields only, kept: one layer's histograms and series come with weightLayer(). The
+    // full report (the JSON export) is made when asked.
+    if (detail || bins !== undefined) return JSON.parse(p.comparison.weights(bins ?? 0, { detail: detail ?? false }));
+    p.weights ??= JSON.parse(p.comparison.weights(0, { detail: false }));
     return p.weights!;
   },
   weightLayer({ nodeId, bins }) {
