@@ -208,6 +208,14 @@ export interface LayoutOptions {
   groupSizes?: ArrayLike<number>;
 }
 
+/** Options of OpenComparison.layout: LayoutOptions with the UI's measured sizes given per side. */
+export interface PairLayoutOptions extends Omit<LayoutOptions, 'nodeSizes' | 'groupSizes'> {
+  floatNodeSizes?: ArrayLike<number>;
+  floatGroupSizes?: ArrayLike<number>;
+  quantNodeSizes?: ArrayLike<number>;
+  quantGroupSizes?: ArrayLike<number>;
+}
+
 export interface LayoutNodeBase {
   id: string;
   label: string;
@@ -389,8 +397,11 @@ export class OpenComparison {
   weights(bins?: number, options?: { detail?: boolean }): string;
   /** JSON text of the LintFinding list. */
   lint(): string;
-  /** JSON text of a LayoutPairReport of this comparison, byte-identical to VisualQuant.layoutPair with the same options. */
-  layout(options?: Omit<LayoutOptions, 'nodeSizes' | 'groupSizes'>): string;
+  /**
+   * JSON text of a LayoutPairReport of this comparison, byte-identical to VisualQuant.layoutPair with the same options.
+   * Measured sizes go per side: (width, height) pairs by each side's LayoutNode.index and group order.
+   */
+  layout(options?: PairLayoutOptions): string;
   close(): void;
 }
 

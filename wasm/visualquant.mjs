@@ -26,6 +26,15 @@ function bytesOf(array) {
 }
 
 // Layout options as the core reads them: JSON for the flags, measured node sizes as a flat array.
+// A paired layout's options as the core reads them: measured sizes per side.
+function pairLayoutOptions({ floatNodeSizes, floatGroupSizes, quantNodeSizes, quantGroupSizes, ...rest }) {
+  const sizes = { float_node_sizes: floatNodeSizes, float_group_sizes: floatGroupSizes,
+    quant_node_sizes: quantNodeSizes, quant_group_sizes: quantGroupSizes };
+  const json = { ...rest };
+  for (const [key, value] of Object.entries(sizes)) if (value) json[key] = Array.from(value);
+  return JSON.stringify(json);
+}
+
 function layoutOptions({ nodeSizes, groupSizes, ...rest }) {
   return {
     json: JSON.stringify(groupSizes ? { ...rest, group_sizes: Array.from(groupSizes) } : rest),
@@ -246,7 +255,7 @@ export class OpenComparison {
    * same options), from this comparison: nothing is loaded or aligned again.
    */
   layout(options = {}) {
-    return unwrap(this.session.comparisonLayout(JSON.stringify(options)));
+    return unwrap(this.session.comparisonLayout(pairLayoutOptions(options)));
   }
 
   close() {

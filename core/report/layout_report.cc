@@ -30,6 +30,14 @@ void apply_sizes(const std::vector<double>& sizes, std::vector<double>& width, s
   }
 }
 
+// (width, height) pairs from JSON; anything not a number keeps the estimate.
+std::vector<double> sizes_of(const json& values) {
+  std::vector<double> out;
+  out.reserve(values.size());
+  for (const json& v : values) out.push_back(v.is_number() ? v.get<double>() : NAN);
+  return out;
+}
+
 }  // namespace
 
 ModelLayoutOptions layout_options_from_json(const std::string& text) {
@@ -48,7 +56,15 @@ ModelLayoutOptions layout_options_from_json(const std::string& text) {
         o.expanded.push_back(name.get<std::string>());
       }
     } else if (key == "group_sizes" && value.is_array()) {
-      for (const json& v : value) o.group_sizes.push_back(v.is_number() ? v.get<double>() : NAN);
+      o.group_sizes = sizes_of(value);
+    } else if (key == "float_node_sizes" && value.is_array()) {
+      o.float_node_sizes = sizes_of(value);
+    } else if (key == "float_group_sizes" && value.is_array()) {
+      o.float_group_sizes = sizes_of(value);
+    } else if (key == "quant_node_sizes" && value.is_array()) {
+      o.quant_node_sizes = sizes_of(value);
+    } else if (key == "quant_group_sizes" && value.is_array()) {
+      o.quant_group_sizes = sizes_of(value);
     } else if (key == "stubs" && value.is_boolean()) {
       if (!value.get<bool>()) o.engine.stub_min_span = 0;
     } else {
@@ -112,9 +128,14 @@ PairedModelLayout layout_comparison(const Comparison& a, const ModelLayoutOption
   out.float_name = a.float_name;
   out.quant_name = a.quant_name;
   out.swapped = a.swapped;
+  ModelLayoutOptions float_options = options, quant_options = options;
+  float_options.node_sizes = options.float_node_sizes;
+  float_options.group_sizes = options.float_group_sizes;
+  quant_options.node_sizes = options.quant_node_sizes;
+  quant_options.group_sizes = options.quant_group_sizes;
   layout::Options float_engine, quant_engine;
-  out.float_side = layout_input(a.float_model, a.float_graph, options, float_engine);
-  out.quant_side = layout_input(a.quant_model, a.quant_graph, options, quant_engine);
+  out.float_side = layout_input(a.float_model, a.float_graph, float_options, float_engine);
+  out.quant_side = layout_input(a.quant_model, a.quant_graph, quant_options, quant_engine);
   const layout::ModelGraph& f = out.float_side.graph;
   const layout::ModelGraph& q = out.quant_side.graph;
 

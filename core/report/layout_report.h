@@ -27,11 +27,16 @@ struct ModelLayoutOptions {
   // Sizes the UI measured: (width, height) per layout node / group, in the order of the report's
   // "index" / group list; missing, negative or NaN entries keep the estimate from the label.
   std::vector<double> node_sizes, group_sizes;
+  // The same for each side of a paired layout (the float and the quantized graph have nodes and
+  // groups of their own); node_sizes and group_sizes are not used there.
+  std::vector<double> float_node_sizes, float_group_sizes, quant_node_sizes, quant_group_sizes;
   layout::Options engine;
 };
 
 // Options from their JSON form (the wasm side): {"view": "logical"|"nodes", "collapsed": bool,
-// "expanded": [names], "group_sizes": [w, h, ...], "stubs": bool}; unknown keys are refused.
+// "expanded": [names], "group_sizes": [w, h, ...], "stubs": bool, and for paired layouts
+// "float_node_sizes", "float_group_sizes", "quant_node_sizes", "quant_group_sizes"}; unknown keys
+// are refused.
 ModelLayoutOptions layout_options_from_json(const std::string& text);
 
 struct ModelLayout {

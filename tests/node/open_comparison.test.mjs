@@ -48,6 +48,18 @@ for (const pair of ['torch_eager_ptq_cnn_perchannel', 'ort_matmulnbits_4bit', 'v
       // Layouts of the open comparison are the CLI's paired layouts, in both views.
       assert.equal(open.layout(), native('layout', f, q, '--json', '-'));
       assert.equal(open.layout({ view: 'nodes', collapsed: true }), native('layout', f, q, '--nodes', '--collapsed', '--json', '-'));
+      // Sizes the UI measured, per side, are the boxes drawn.
+      const estimate = JSON.parse(open.layout());
+      const sized = (side, w) => {
+        const sizes = new Array(2 * side.stats.model_nodes).fill(NaN);
+        for (const n of side.nodes) if (n.kind !== 'group') [sizes[2 * n.index], sizes[2 * n.index + 1]] = [w(n), 30];
+        return sizes;
+      };
+      const measured = JSON.parse(open.layout({
+        floatNodeSizes: sized(estimate.float, (n) => 100 + (n.index % 7)), quantNodeSizes: sized(estimate.quant, () => 55),
+      }));
+      for (const n of measured.float.nodes) assert.deepEqual([n.w, n.h], [100 + (n.index % 7), 30], n.id);
+      for (const n of measured.quant.nodes) assert.deepEqual([n.w, n.h], [55, 30], n.id);
     } finally {
       open.close();
     }
