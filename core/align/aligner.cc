@@ -10,6 +10,7 @@
 #include "quant/constant_eval.h"
 #include "align/fusion_rules.h"
 #include "align/name_provenance.h"
+#include "align/weight_candidates.h"
 #include "align/weight_signature.h"
 #include "quant/op_classes.h"
 #include "util/format.h"
@@ -114,11 +115,11 @@ class Aligner {
 
   // 1. Weight content: mutual best matches with a clear margin.
   void weight_anchors() {
-    std::vector<LogicalId> fw, qw;
+    std::vector<WeightCandidate> fw, qw;
     for (LogicalId i = 0; i < f_.g.ops.size(); ++i)
-      if (f_.signature[i]) fw.push_back(i);
+      if (f_.signature[i]) fw.push_back({static_cast<std::uint32_t>(i), &f_.op(i).cls, &*f_.signature[i]});
     for (LogicalId i = 0; i < q_.g.ops.size(); ++i)
-      if (q_.signature[i]) qw.push_back(i);
+      if (q_.signature[i]) qw.push_back({static_cast<std::uint32_t>(i), &q_.op(i).cls, &*q_.signature[i]});
     struct Best {
       LogicalId id = kNone;
       double sim = -1, second = -1;
@@ -133,16 +134,15 @@ class Aligner {
         b.second = sim;
       }
     };
-    for (LogicalId q : qw) {
-      for (LogicalId f : fw) {
-        if (f_.op(f).cls != q_.op(q).cls) continue;
-        const auto sim = weight_similarity(f, q);
-        if (!sim) continue;
-        offer(best_q[q], f, *sim);
-        offer(best_f[f], q, *sim);
-      }
+    // Pairs of one class and shape (weight_candidates.h), in quantized-then-float order.
+    for (const auto& [f, q] : weight_candidates(fw, qw)) {
+      const auto sim = weight_similarity(f, q);
+      if (!sim) continue;
+      offer(best_q[q], f, *sim);
+      offer(best_f[f], q, *sim);
     }
-    for (LogicalId q : qw) {
+    for (const WeightCandidate& candidate : qw) {
+      const LogicalId q = candidate.id;
       const Best& b = best_q[q];
       if (b.id == kNone || b.sim < kSameWeight || best_f[b.id].id != q) continue;
       if (b.second > b.sim - kWeightMargin || best_f[b.id].second > b.sim - kWeightMargin) continue;

@@ -10,8 +10,10 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "align/alignment.h"
+#include "align/weight_candidates.h"
 #include "report/compare_report.h"
 #include "quant/logical_graph.h"
 #include "unit/test_support.h"
@@ -358,4 +360,68 @@ BOOST_AUTO_TEST_CASE(onnx_runtime_fusions_are_named_and_verified) {
       if (g["verification"] == "verified") ++verified[g["pattern"].get<std::string>()];
     for (const auto& [pattern, count] : patterns) BOOST_TEST(verified[pattern] == count, pair << ": " << pattern);
   }
+}
+
+namespace {
+
+WeightDigest digest_of(std::vector<double> signature, std::uint64_t rows, std::uint64_t cols) {
+  WeightDigest d;
+  d.rows = rows;
+  d.cols = cols;
+  d.signature_rows = static_cast<std::uint32_t>(rows);
+  d.signature_cols = static_cast<std::uint32_t>(signature.size() / rows);
+  d.signature = std::move(signature);
+  return d;
+}
+
+}  // namespace
+
+// Candidate search by weight content: small buckets are compared exhaustively; a shape that
+// thousands of weights share is searched by sign and magnitude bands, which still finds every
+// weight's quantized self (int8-like noise, values near zero rounded to zero) and leaves out most
+// other pairs.
+BOOST_AUTO_TEST_CASE(weight_candidates_find_every_quantized_self_without_comparing_all_pairs) {
+  const std::string conv = "conv", gemm = "gemm";
+  std::uint64_t state = 12345;
+  auto uniform = [&] {  // a fixed generator: the same candidates on every platform
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) / 9007199254740992.0;
+  };
+  for (const std::size_t values : {16u, 64u}) {
+    const std::size_t n = 1500;
+    std::vector<WeightDigest> floats, quants;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<double> f(values), q(values);
+      for (std::size_t k = 0; k < values; ++k) {
+        f[k] = uniform() * 2 - 1;
+        const double step = 1.0 / 127;
+        q[k] = std::nearbyint(f[k] / step) * step;  // int8 quantization: tiny values become 0
+      }
+      floats.push_back(digest_of(f, 4, values / 4));
+      quants.push_back(digest_of(q, 4, values / 4));
+    }
+    std::vector<WeightCandidate> fw, qw;
+    for (std::size_t i = 0; i < n; ++i) {
+      fw.push_back({static_cast<std::uint32_t>(i), &conv, &floats[i]});
+      qw.push_back({static_cast<std::uint32_t>(i), &conv, &quants[i]});
+    }
+    // A weight of another class never pairs.
+    WeightDigest other = floats[0];
+    qw.push_back({static_cast<std::uint32_t>(n), &gemm, &other});
+    const auto pairs = weight_candidates(fw, qw);
+    std::set<std::pair<std::uint32_t, std::uint32_t>> found(pairs.begin(), pairs.end());
+    for (std::uint32_t i = 0; i < n; ++i) BOOST_TEST(found.count({i, i}) == 1u, values << " values: weight " << i << " not paired with itself");
+    for (const auto& p : pairs) BOOST_TEST(p.second != n);
+    BOOST_TEST(pairs.size() < n * n / 20, values << " values: " << pairs.size() << " candidate pairs");
+    BOOST_TEST(std::is_sorted(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.second, a.first) < std::tie(b.second, b.first);
+    }));
+  }
+  // A small bucket: every pair, in quantized-then-float order.
+  std::vector<WeightDigest> few(3, digest_of(std::vector<double>(16, 1.0), 4, 4));
+  std::vector<WeightCandidate> fw = {{0, &conv, &few[0]}, {1, &conv, &few[1]}}, qw = {{0, &conv, &few[2]}, {1, &conv, &few[2]}};
+  const auto all = weight_candidates(fw, qw);
+  BOOST_TEST(all.size() == 4u);
+  BOOST_TEST((all.front() == std::pair<std::uint32_t, std::uint32_t>{0, 0}));
+  BOOST_TEST((all.back() == std::pair<std::uint32_t, std::uint32_t>{1, 1}));
 }

@@ -1,0 +1,88 @@
+#include "align/weight_candidates.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace vq {
+namespace {
+
+// Buckets this small are compared exhaustively (the result is then exactly all pairs).
+constexpr std::size_t kExhaustivePairs = 1 << 16;
+constexpr int kBandBits = 8;
+constexpr int kMaxBands = 8;
+
+// Up to 64 bits from the signature: the sign of each of its first values, and when there are
+// fewer than 32 of them, whether each is above their median magnitude too. Quantization keeps
+// signs (a value rounded to zero counts as not positive on both sides alike, mostly) and the
+// order of magnitudes.
+std::vector<std::uint8_t> pattern(const WeightDigest& d) {
+  const std::size_t k = std::min<std::size_t>(64, d.signature.size());
+  std::vector<std::uint8_t> bits;
+  for (std::size_t i = 0; i < k; ++i) bits.push_back(d.signature[i] > 0);
+  if (k < 32) {
+    std::vector<double> magnitude(k);
+    for (std::size_t i = 0; i < k; ++i) magnitude[i] = std::fabs(d.signature[i]);
+    std::vector<double> sorted = magnitude;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k / 2), sorted.end());
+    const double median = k ? sorted[k / 2] : 0;
+    for (std::size_t i = 0; i < k; ++i) bits.push_back(magnitude[i] > median);
+  }
+  return bits;
+}
+
+// The band keys of a pattern: band b's bits as a number, tagged with b.
+std::vector<std::uint32_t> bands(const std::vector<std::uint8_t>& bits) {
+  std::vector<std::uint32_t> out;
+  const int count = std::min<int>(kMaxBands, static_cast<int>(bits.size()) / kBandBits);
+  for (int b = 0; b < count; ++b) {
+    std::uint32_t key = static_cast<std::uint32_t>(b) << kBandBits;
+    for (int i = 0; i < kBandBits; ++i) key |= static_cast<std::uint32_t>(bits[static_cast<std::size_t>(b * kBandBits + i)]) << i;
+    out.push_back(key);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> weight_candidates(const std::vector<WeightCandidate>& float_weights,
+                                                                       const std::vector<WeightCandidate>& quant_weights) {
+  using Key = std::tuple<std::string, std::uint64_t, std::uint64_t, std::size_t>;
+  auto key_of = [](const WeightCandidate& w) {
+    return Key{*w.cls, w.digest->rows, w.digest->cols, w.digest->signature.size()};
+  };
+  std::map<Key, std::pair<std::vector<const WeightCandidate*>, std::vector<const WeightCandidate*>>> buckets;
+  for (const WeightCandidate& w : float_weights) buckets[key_of(w)].first.push_back(&w);
+  for (const WeightCandidate& w : quant_weights) buckets[key_of(w)].second.push_back(&w);
+
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;  // (quantized, float) while collecting
+  for (const auto& [key, sides] : buckets) {
+    const auto& [fs, qs] = sides;
+    if (fs.empty() || qs.empty()) continue;
+    const bool hashable = std::get<3>(key) >= static_cast<std::size_t>(2 * kBandBits);
+    if (fs.size() * qs.size() <= kExhaustivePairs || !hashable) {
+      for (const WeightCandidate* q : qs)
+        for (const WeightCandidate* f : fs) out.push_back({q->id, f->id});
+      continue;
+    }
+    std::map<std::uint32_t, std::vector<std::uint32_t>> float_by_band;
+    for (const WeightCandidate* f : fs)
+      for (std::uint32_t band : bands(pattern(*f->digest))) float_by_band[band].push_back(f->id);
+    for (const WeightCandidate* q : qs) {
+      std::vector<std::uint32_t> found;
+      for (std::uint32_t band : bands(pattern(*q->digest))) {
+        const auto it = float_by_band.find(band);
+        if (it != float_by_band.end()) found.insert(found.end(), it->second.begin(), it->second.end());
+      }
+      std::sort(found.begin(), found.end());
+      found.erase(std::unique(found.begin(), found.end()), found.end());
+      for (std::uint32_t f : found) out.push_back({q->id, f});
+    }
+  }
+  std::sort(out.begin(), out.end());
+  for (auto& p : out) std::swap(p.first, p.second);
+  return out;
+}
+
+}  // namespace vq
