@@ -1,0 +1,75 @@
+// One editor tab's core: a worker thread with the wasm core, the protocol's host side in front of
+// it, and the tab's webview on the other side. Saving exports and the page's actions are handed to
+// the extension. Disposing the session (the tab closed) ends the thread and frees the models.
+import * as vscode from 'vscode';
+import type { FromCore, Method, Result } from '../../../web/src/protocol/messages';
+import { isCoreMessage, type FromWebview, type SaveMessage } from '../webview/host_messages';
+import { HostDispatcher } from './dispatch';
+import { WorkspaceFiles } from './files';
+import { NodeCoreConnection } from './node_connection';
+
+export interface SessionHooks {
+  save(message: SaveMessage): void;
+  action(name: 'compareWith' | 'swap'): void;
+  /** Every answer the core gave the page (the tab's title and status follow them). */
+  answered?(method: Method, result: Result<Method>): void;
+}
+
+export class CoreSession implements vscode.Disposable {
+  private readonly core: NodeCoreConnection;
+  readonly dispatcher: HostDispatcher;
+  private readonly files: WorkspaceFiles;
+  private readonly listeners: vscode.Disposable[] = [];
+
+  constructor(workerScript: string, private webview: vscode.Webview, files: vscode.Uri[], private readonly hooks: SessionHooks) {
+    this.core = new NodeCoreConnection(workerScript);
+    this.files = new WorkspaceFiles(files);
+    this.dispatcher = new HostDispatcher({
+      core: this.core,
+      files: this.files,
+      post: (message: FromCore) => {
+        if (message.type === 'result') hooks.answered?.(message.method, message.result);
+        void this.webview.postMessage(message);
+      },
+      showProgress: (title, cancel) => progressNotification(title, cancel),
+    });
+    this.listen();
+  }
+
+  /** Lets the page read `files` as well (a swap, another pair in the same tab). */
+  allow(files: vscode.Uri[]): void {
+    this.files.allow(files);
+  }
+
+  private listen() {
+    this.listeners.push(this.webview.onDidReceiveMessage((message: FromWebview) => {
+      if (isCoreMessage(message)) this.dispatcher.receive(message);
+      else if (message.type === 'save') this.hooks.save(message);
+      else if (message.type === 'action') this.hooks.action(message.action);
+    }));
+  }
+
+  dispose(): void {
+    for (const l of this.listeners.splice(0)) l.dispose();
+    this.dispatcher.dispose();
+    this.core.dispose();
+  }
+}
+
+/** A progress notification with Cancel, shown while models load; resolves when `done` is called. */
+function progressNotification(title: string, cancel: () => void) {
+  let finish!: () => void;
+  let report: (detail: string, fraction?: number) => void = () => undefined;
+  const finished = new Promise<void>((resolve) => { finish = resolve; });
+  void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
+    token.onCancellationRequested(cancel);
+    let last = 0;
+    report = (detail, fraction) => {
+      const now = fraction === undefined ? last : Math.round(fraction * 100);
+      progress.report({ message: detail, increment: Math.max(0, now - last) });
+      last = Math.max(last, now);
+    };
+    return finished;
+  });
+  return { report: (detail: string, fraction?: number) => report(detail, fraction), done: () => finish() };
+}
