@@ -1,0 +1,152 @@
+// The VS Code extension end to end, in a real VS Code: code-server 4.139.1 (VS Code 1.139) on
+// 127.0.0.1 with the extension installed from its .vsix, driven in Debian's Chromium by
+// playwright-core. A workspace holds a fixture pair and a corrupt model; VS Code keeps it in Restricted
+// Mode (untrusted), where the extension works as anywhere. The tests select the two models in the
+// Explorer and run Compare Quantization from the context menu, check both graphs in the webview and
+// that clicking a node selects its counterpart, hide and show the tab, open a model in the custom
+// editor, and open the corrupt one. Screenshots go to tests/out/vscode/.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { cliCompare, launchBrowser, newPage, pairsDir } from '../browser/harness.mjs';
+import { installExtension, makeHome, shot, startCodeServer, vsixPath, webviewFrame } from './harness.mjs';
+
+const PAIR = 'torch_eager_ptq_cnn_perchannel';
+const reference = cliCompare(path.join(pairsDir, PAIR, 'float.onnx'), path.join(pairsDir, PAIR, 'quant.onnx'));
+// A Conv+BatchNormalization fold: two float ops, one quantized op.
+const fused = reference.mapping.find((e) => e.kind === 'fused' && e.float_ops.length >= 2 && e.quant_ops.length === 1);
+
+let home, server, browser, page, installLog;
+
+before(async () => {
+  home = makeHome();
+  mkdirSync(path.join(home.workspace, 'cnn'));
+  for (const f of ['float.onnx', 'quant.onnx']) copyFileSync(path.join(pairsDir, PAIR, f), path.join(home.workspace, 'cnn', f));
+  // A model cut short: the core's 'truncated'.
+  writeFileSync(path.join(home.workspace, 'broken.onnx'), readFileSync(path.join(pairsDir, PAIR, 'float.onnx')).subarray(0, 200));
+  installLog = installExtension(home, vsixPath());
+  server = await startCodeServer(home);
+  browser = await launchBrowser();
+  page = await newPage(browser.context);
+  await page.goto(server.url);
+  await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 90000 });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (server) writeFileSync(path.join(home.home, 'code-server.log'), server.log());
+  home?.remove();
+});
+
+const row = (name) => page.locator('.explorer-folders-view .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) });
+
+/** CSP violations recorded in a frame (tests/browser/harness.mjs's init script runs in every frame). */
+const violations = (frame) => frame.evaluate(() => window.__cspViolations ?? []);
+
+/** Clicks a drawn node on a webview's canvas, where the page says it drew it. */
+async function clickNode(frame, side, id) {
+  const pos = await frame.evaluate(({ side, id }) => {
+    const host = document.getElementById(`graph-${side}`);
+    const item = [...host.querySelectorAll('li[data-id]')].find((li) => li.dataset.id === id);
+    if (!item) return null;
+    const [scale, tx, ty] = host.querySelector('canvas').dataset.transform.split(' ').map(Number);
+    return { x: tx + Number(item.dataset.x) * scale, y: ty + Number(item.dataset.y) * scale };
+  }, { side, id });
+  assert.ok(pos, `node ${id} drawn on the ${side} side`);
+  await frame.locator(`#graph-${side} canvas`).click({ position: pos });
+}
+
+const selected = (frame, host) => frame.evaluate((host) => [...document.querySelectorAll(`#${host} li[aria-selected="true"]`)].map((li) => li.dataset.id).sort(), host);
+
+test('VS Code serves on 127.0.0.1 with the extension installed from its .vsix', async () => {
+  assert.match(installLog, /visualquant/i);
+  assert.ok(readdirSync(home.extensions).some((d) => d.startsWith('visualquant.visualquant-')), readdirSync(home.extensions).join(', '));
+  assert.match(server.log(), /HTTP server listening on http:\/\/127\.0\.0\.1:\d+/);
+  await shot(page, '01-workbench');
+});
+
+let compare, lastSelection;
+
+test('Explorer: two .onnx files selected, right-click, Compare Quantization opens both graphs', async () => {
+  await row('cnn').click();
+  await row('float.onnx').waitFor();
+  await row('float.onnx').click();
+  await row('quant.onnx').click({ modifiers: ['Control'] });
+  await row('quant.onnx').click({ button: 'right' });
+  const item = page.getByRole('menuitem', { name: 'Compare Quantization', exact: true });
+  await item.waitFor({ timeout: 15000 });
+  await shot(page, '02-context-menu');
+  await item.click();
+  compare = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 120000);
+  for (const side of ['float', 'quant']) {
+    const ids = await compare.$$eval(`#graph-${side} li[data-id]`, (lis) => lis.map((li) => li.dataset.id));
+    for (const op of reference.logical_graphs[side]) assert.ok(ids.includes(op.op), `${side}: ${op.op} drawn`);
+    assert.equal(await compare.textContent(`#name-${side}`), reference[side].file === 'float.onnx' ? 'float.onnx' : reference[side].file);
+  }
+  assert.match(await compare.textContent('#summary'), new RegExp(`${reference.summary.entries} matches`));
+  const tab = page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' });
+  await tab.waitFor();
+  assert.deepEqual(await violations(compare), []);
+  await shot(page, '03-compare');
+});
+
+test('clicking a node selects its counterparts on the other side (a fused Conv+BatchNormalization)', async () => {
+  await compare.locator('#zoom-fit').click();
+  await clickNode(compare, 'float', fused.float_ops[0]);
+  await compare.waitForFunction(() => document.querySelectorAll('#graph-quant li[aria-selected="true"]').length > 0);
+  const quantIds = new Set(await selected(compare, 'graph-quant'));
+  for (const id of fused.quant_ops) assert.ok(quantIds.has(id), `${id} selected on the quantized side`);
+  const floatIds = new Set(await selected(compare, 'graph-float'));
+  for (const id of fused.float_ops) assert.ok(floatIds.has(id), `${id} selected on the float side`);
+  assert.match(await compare.textContent('#detail'), /fused/);
+  await shot(page, '04-selected');
+  // And the other way: the quantized op selects both float ops.
+  await clickNode(compare, 'quant', fused.quant_ops[0]);
+  await compare.waitForFunction((id) => JSON.parse(document.getElementById('selection-status').dataset.quant || '[]').includes(id), fused.quant_ops[0]);
+  const back = new Set(await selected(compare, 'graph-float'));
+  for (const id of fused.float_ops) assert.ok(back.has(id), `${id} selected back on the float side`);
+  lastSelection = { float: await selected(compare, 'graph-float'), quant: await selected(compare, 'graph-quant') };
+});
+
+test('a model opens in the custom editor: its graph, node details and quantization summary', async () => {
+  await row('quant.onnx').click();
+  await page.keyboard.press('Enter');
+  const viewer = await webviewFrame(page, () => document.body.classList.contains('viewer') && document.body.dataset.state === 'ready', 120000);
+  const ids = await viewer.$$eval('#graph-model li[data-id]', (lis) => lis.map((li) => li.dataset.id));
+  for (const op of reference.logical_graphs.quant) assert.ok(ids.includes(op.op), `${op.op} drawn`);
+  assert.match(await viewer.textContent('#model-summary'), /Quantization/);
+  assert.match(await viewer.textContent('#model-summary'), /qdq/);
+  const target = reference.logical_graphs.quant[1].op;
+  const pos = await viewer.evaluate((id) => {
+    const item = [...document.querySelectorAll('#graph-model li[data-id]')].find((li) => li.dataset.id === id);
+    const [scale, tx, ty] = document.querySelector('#graph-model canvas').dataset.transform.split(' ').map(Number);
+    return { x: tx + Number(item.dataset.x) * scale, y: ty + Number(item.dataset.y) * scale };
+  }, target);
+  await viewer.locator('#graph-model canvas').click({ position: pos });
+  await viewer.waitForFunction((id) => document.getElementById('selection-status').dataset.id === id, target);
+  assert.match(await viewer.textContent('#node-detail'), /Inputs from/);
+  assert.deepEqual(await violations(viewer), []);
+  await shot(page, '05-viewer');
+});
+
+test('a corrupt .onnx shows the core\'s error in the tab, not a blank tab', async () => {
+  await row('broken.onnx').click();
+  await page.keyboard.press('Enter');
+  const viewer = await webviewFrame(page, () => document.body.classList.contains('viewer') && document.body.dataset.state === 'error', 120000);
+  const error = viewer.locator('#error');
+  assert.equal(await error.isVisible(), true);
+  const code = await error.getAttribute('data-code');
+  assert.ok(['truncated', 'not_onnx'].includes(code), code);
+  assert.match(await error.textContent(), new RegExp(`Could not open broken\\.onnx\\. .*\\[${code}\\]`));
+  await shot(page, '06-corrupt');
+});
+
+test('the comparison keeps its selection when its tab is hidden and shown again', async () => {
+  await page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).click();
+  const frame = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float')
+    && document.querySelectorAll('#graph-quant li[aria-selected="true"]').length > 0, 60000);
+  assert.deepEqual({ float: await selected(frame, 'graph-float'), quant: await selected(frame, 'graph-quant') }, lastSelection);
+  await shot(page, '07-shown-again');
+});
