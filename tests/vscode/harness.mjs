@@ -71,6 +71,8 @@ export function makeHome() {
     'chat.disableAIFeatures': true,
     'window.commandCenter': false,
     'workbench.editor.enablePreview': false,
+    // A click selects in the Explorer (as it does for a person picking two files); Enter or a double click opens.
+    'workbench.list.openMode': 'doubleClick',
   }, null, 2)}\n`);
   return { home, ...dirs, remove: () => rmSync(home, { recursive: true, force: true }) };
 }
@@ -85,7 +87,11 @@ export function installExtension(home, vsix) {
 }
 
 function serverEnv(home) {
-  const env = { ...process.env, XDG_CONFIG_HOME: home.config, XDG_DATA_HOME: home.data };
+  const env = {
+    ...process.env, XDG_CONFIG_HOME: home.config, XDG_DATA_HOME: home.data,
+    // No extension gallery: VS Code would ask one on the internet; this address refuses at once.
+    EXTENSIONS_GALLERY: JSON.stringify({ serviceUrl: 'http://127.0.0.1:9/gallery', itemUrl: 'http://127.0.0.1:9/item' }),
+  };
   delete env.VSCODE_IPC_HOOK_CLI;
   return env;
 }

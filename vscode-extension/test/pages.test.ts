@@ -55,6 +55,8 @@ for (const [page, template] of [['compare', 'web/src/index.html'], ['viewer', 'v
     assert.deepEqual(scripts, ['<script type="module" nonce="NONCE123" src="https://file+.vscode-resource.test/ext/dist/webview/page.js">']);
     assert.equal([...html.matchAll(/<link rel="stylesheet" href="https:\/\/file\+\.vscode-resource\.test[^"]+">/g)].length, 2);
     assert.doesNotMatch(html, /<link rel="stylesheet" href="styles\.css">/);
+    const body = page === 'compare' ? '<body data-vq-init="' : '<body class="viewer" data-vq-init="';
+    assert.ok(html.includes(body), 'the body keeps its attributes and gets the start-up data');
     const data = /<body[^>]* data-vq-init="([^"]*)">/.exec(html)![1];
     assert.doesNotMatch(data, /[<>"]/);
     const decoded = JSON.parse(data.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));

@@ -35,13 +35,14 @@ const attr = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;
 /** The page's HTML; throws if the template lacks a part it must replace (a changed template is caught by the tests). */
 export function pageHtml(assets: PageAssets, init: PageInit, nonce = randomBytes(18).toString('base64')): string {
   let html = assets.template;
-  const replace = (pattern: RegExp, by: string) => {
+  // Replacements are functions, so that nothing in them is read as a replacement pattern ($&, $1).
+  const replace = (pattern: RegExp, by: (...groups: string[]) => string) => {
     if (!pattern.test(html)) throw new Error(`the page template has no ${pattern}`);
-    html = html.replace(pattern, () => by);
+    html = html.replace(pattern, (_match, ...groups: string[]) => by(...groups));
   };
-  replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(assets.cspSource, nonce)}">`);
-  replace(/<link rel="stylesheet" href="styles\.css">/, assets.styles.map((s) => `<link rel="stylesheet" href="${attr(s)}">`).join('\n  '));
-  replace(/<script type="module" src="[a-z]+\.js"><\/script>/, `<script type="module" nonce="${nonce}" src="${attr(assets.script)}"></script>`);
-  replace(/<body([^>]*)>/, `<body$1 data-vq-init="${attr(JSON.stringify(init))}">`);
+  replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, () => `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(assets.cspSource, nonce)}">`);
+  replace(/<link rel="stylesheet" href="styles\.css">/, () => assets.styles.map((s) => `<link rel="stylesheet" href="${attr(s)}">`).join('\n  '));
+  replace(/<script type="module" src="[a-z]+\.js"><\/script>/, () => `<script type="module" nonce="${nonce}" src="${attr(assets.script)}"></script>`);
+  replace(/<body([^>]*)>/, (attributes) => `<body${attributes} data-vq-init="${attr(JSON.stringify(init))}">`);
   return html;
 }

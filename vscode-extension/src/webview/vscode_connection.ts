@@ -10,12 +10,7 @@ export class VsCodeConnection implements CoreConnection {
 
   constructor() {
     window.addEventListener('message', (event: MessageEvent<FromCore>) => {
-      const message = event.data;
-      switch (message?.type) {
-        case 'progress': this.pending.progress(message); break;
-        case 'result': this.pending.resolve(message.id, message.result); break;
-        case 'error': this.pending.reject(message.id, message.error); break;
-      }
+      if (event.data && typeof event.data === 'object') this.pending.settle(event.data);
     });
   }
 
