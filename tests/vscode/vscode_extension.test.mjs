@@ -7,7 +7,7 @@
 // editor, and open the corrupt one. Screenshots go to tests/out/vscode/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliCompare, launchBrowser, newPage, pairsDir } from '../browser/harness.mjs';
 import { installExtension, makeHome, shot, startCodeServer, vsixPath, webviewFrame } from './harness.mjs';
@@ -58,6 +58,17 @@ async function clickNode(frame, side, id) {
   await frame.locator(`#graph-${side} canvas`).click({ position: pos });
 }
 
+/** Runs a command from the Command Palette (F1), the workbench focused first. */
+async function runCommand(title) {
+  await page.locator('.tabs-container .tab.active').click();
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
 const selected = (frame, host) => frame.evaluate((host) => [...document.querySelectorAll(`#${host} li[aria-selected="true"]`)].map((li) => li.dataset.id).sort(), host);
 
 test('VS Code serves on 127.0.0.1 with the extension installed from its .vsix', async () => {
@@ -67,7 +78,8 @@ test('VS Code serves on 127.0.0.1 with the extension installed from its .vsix', 
   await shot(page, '01-workbench');
 });
 
-let compare, lastSelection;
+let compare, lastSelection, lastCameras;
+const cameras = (frame) => frame.evaluate(() => ['float', 'quant'].map((s) => document.querySelector(`#graph-${s} canvas`).dataset.transform));
 
 test('Explorer: two .onnx files selected, right-click, Compare Quantization opens both graphs', async () => {
   await row('cnn').click();
@@ -108,12 +120,14 @@ test('clicking a node selects its counterparts on the other side (a fused Conv+B
   const back = new Set(await selected(compare, 'graph-float'));
   for (const id of fused.float_ops) assert.ok(back.has(id), `${id} selected back on the float side`);
   lastSelection = { float: await selected(compare, 'graph-float'), quant: await selected(compare, 'graph-quant') };
+  lastCameras = await cameras(compare);
 });
 
 test('a model opens in the custom editor: its graph, node details and quantization summary', async () => {
   await row('quant.onnx').click();
   await page.keyboard.press('Enter');
-  const viewer = await webviewFrame(page, () => document.body.classList.contains('viewer') && document.body.dataset.state === 'ready', 120000);
+  const viewer = await webviewFrame(page, () => document.body.classList.contains('viewer') && document.body.dataset.state === 'ready'
+    && document.getElementById('model-name').textContent === 'quant.onnx', 120000);
   const ids = await viewer.$$eval('#graph-model li[data-id]', (lis) => lis.map((li) => li.dataset.id));
   for (const op of reference.logical_graphs.quant) assert.ok(ids.includes(op.op), `${op.op} drawn`);
   assert.match(await viewer.textContent('#model-summary'), /Quantization/);
@@ -148,5 +162,50 @@ test('the comparison keeps its selection when its tab is hidden and shown again'
   const frame = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float')
     && document.querySelectorAll('#graph-quant li[aria-selected="true"]').length > 0, 60000);
   assert.deepEqual({ float: await selected(frame, 'graph-float'), quant: await selected(frame, 'graph-quant') }, lastSelection);
+  // The same view: both cameras as they were (setState kept them while the tab was hidden).
+  await frame.waitForFunction(() => document.querySelector('#graph-float canvas').dataset.transform);
+  assert.deepEqual(await cameras(frame), lastCameras);
   await shot(page, '07-shown-again');
+});
+
+test('Swap: the core keeps the quantized model by its content, and the user is told', async () => {
+  await runCommand('VisualQuant: Swap Float and Quantized');
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'stays the quantized model' });
+  await toast.waitFor({ timeout: 60000 });
+  const frame = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 60000);
+  assert.equal(await frame.textContent('#name-float'), 'float.onnx');
+  assert.equal(await frame.textContent('#name-quant'), 'quant.onnx');
+  assert.match(await frame.textContent('#summary'), /given in the other order/);
+  await shot(page, '08-swap');
+  await page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear').first().click().catch(() => undefined);
+});
+
+test('Save the JSON Report… writes where the user chooses (the workspace by default): the CLI\'s report', async () => {
+  await runCommand('VisualQuant: Save the JSON Report…');
+  // code-server's save dialog: a path field that starts in the workspace folder.
+  const input = page.locator('.quick-input-widget input');
+  await page.waitForFunction(() => /float-compare\.json$/.test(document.querySelector('.quick-input-widget input')?.value ?? ''));
+  assert.equal(await input.inputValue(), path.join(home.workspace, 'float-compare.json'));
+  await shot(page, '09-save-dialog');
+  await page.keyboard.press('Enter');
+  const saved = path.join(home.workspace, 'float-compare.json');
+  for (let i = 0; i < 100 && !existsSync(saved); i++) await page.waitForTimeout(100);
+  // The tab was swapped above: the core was given quant.onnx first, which the report says.
+  const cli = cliCompare(path.join(home.workspace, 'cnn/quant.onnx'), path.join(home.workspace, 'cnn/float.onnx'));
+  assert.deepEqual(JSON.parse(readFileSync(saved, 'utf8')), cli);
+  assert.ok(!existsSync(path.join(home.workspace, 'cnn/float-compare.json')), 'nothing written next to the models');
+});
+
+test('Compare with… from a model\'s viewer: the counterpart comes first in the quick pick', async () => {
+  await page.locator('.tabs-container .tab', { hasText: /^quant\.onnx$/ }).click();
+  const viewer = await webviewFrame(page, () => document.body.classList.contains('viewer') && document.body.dataset.state === 'ready'
+    && document.getElementById('model-name').textContent === 'quant.onnx', 60000);
+  await viewer.locator('#compare-with').click();
+  const first = page.locator('.quick-input-list .monaco-list-row').first();
+  await first.waitFor();
+  assert.match(await first.textContent(), /float\.onnx/);
+  await shot(page, '10-compare-with');
+  await page.keyboard.press('Enter');
+  await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 120000);
+  assert.equal(await page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).count(), 2);
 });

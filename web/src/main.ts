@@ -261,14 +261,16 @@ class App {
       (r.argument_order_swapped ? ' · the files were given in the other order' : '');
     document.body.dataset.state = this.weights ? 'ready' : 'drawn';
     this.repaint();
+    this.firstView();
     const restored = fresh ? this.restored : null;
     this.restored = null;
+    // The host's saved view (the page reloaded): its cameras, and its selection as it was, not scrolled to.
     if (restored?.cameras) for (const s of SIDES) this.views[s].setCamera(restored.cameras[s]);
-    else this.firstView();
     if (fresh) {
       this.setSelection(NO_SELECTION, false);
-      const [index] = restored?.selected ? comparison.indicesOf(restored.selected.side, restored.selected.id) : [];
-      if (index !== undefined) this.selectNode(restored!.selected!.side, index);
+      const sel = restored?.selected;
+      const [index] = sel ? comparison.indicesOf(sel.side, sel.id) : [];
+      if (sel && index !== undefined) this.setSelection({ ...comparison.selectionFor(sel.side, index), primary: { side: sel.side, index } }, !restored.cameras);
     } else if (previous.primary && previousIds) {
       // Same models in another view: select again what was clicked, with its entry as this view draws it.
       const side = previous.primary.side;

@@ -56,20 +56,36 @@ export class CoreSession implements vscode.Disposable {
   }
 }
 
-/** A progress notification with Cancel, shown while models load; resolves when `done` is called. */
+/** How long a load runs before its notification shows: small models open without one. */
+const NOTIFY_AFTER_MS = 500;
+
+/** A progress notification with Cancel for a load that takes a while; it closes when `done` is called. */
 function progressNotification(title: string, cancel: () => void) {
   let finish!: () => void;
-  let report: (detail: string, fraction?: number) => void = () => undefined;
   const finished = new Promise<void>((resolve) => { finish = resolve; });
-  void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
-    token.onCancellationRequested(cancel);
-    let last = 0;
-    report = (detail, fraction) => {
-      const now = fraction === undefined ? last : Math.round(fraction * 100);
-      progress.report({ message: detail, increment: Math.max(0, now - last) });
-      last = Math.max(last, now);
-    };
-    return finished;
-  });
-  return { report: (detail: string, fraction?: number) => report(detail, fraction), done: () => finish() };
+  let latest: { detail: string; fraction?: number } = { detail: '' };
+  let report: (() => void) | null = null;
+  const timer = setTimeout(() => {
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
+      token.onCancellationRequested(cancel);
+      let shown = 0;
+      report = () => {
+        const now = latest.fraction === undefined ? shown : Math.round(latest.fraction * 100);
+        progress.report({ message: latest.detail, increment: Math.max(0, now - shown) });
+        shown = Math.max(shown, now);
+      };
+      report();
+      return finished;
+    });
+  }, NOTIFY_AFTER_MS);
+  return {
+    report: (detail: string, fraction?: number) => {
+      latest = { detail, fraction };
+      report?.();
+    },
+    done: () => {
+      clearTimeout(timer);
+      finish();
+    },
+  };
 }

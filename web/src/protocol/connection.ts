@@ -1,6 +1,6 @@
 // What the UI knows of the core: a CoreConnection. The Web Worker transport implements it here; the
 // VS Code extension host will implement it over its webview messages.
-import type { CoreError, Method, Params, ProgressMessage, Result } from './messages';
+import type { CoreError, FromCore, Method, Params, ProgressMessage, Result } from './messages';
 
 export interface RequestOptions {
   onProgress?: (progress: ProgressMessage) => void;
@@ -68,6 +68,13 @@ export class PendingTable {
     if (!p) return;
     this.pending.delete(id);
     p.reject(new CoreRequestError(error.code, error.message));
+  }
+
+  /** Settles what a message from the core answers: progress, a result or an error ('ready' is the transport's). */
+  settle(message: FromCore): void {
+    if (message.type === 'progress') this.progress(message);
+    else if (message.type === 'result') this.resolve(message.id, message.result);
+    else if (message.type === 'error') this.reject(message.id, message.error);
   }
 
   rejectAll(error: CoreError): void {

@@ -24,12 +24,8 @@ export class WorkerConnection implements CoreConnection {
   }
 
   private receive(message: FromCore) {
-    switch (message.type) {
-      case 'ready': this.version = message.version; break;
-      case 'progress': this.pending.progress(message); break;
-      case 'result': this.pending.resolve(message.id, message.result); break;
-      case 'error': this.pending.reject(message.id, message.error); break;
-    }
+    if (message.type === 'ready') this.version = message.version;
+    else this.pending.settle(message);
   }
 
   request<M extends Method>(method: M, params: Params<M>, options: RequestOptions = {}): PendingRequest<Result<M>> {
