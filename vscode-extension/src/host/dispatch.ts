@@ -73,6 +73,8 @@ export class HostDispatcher {
   private keptGeneration: number;
   /** Ids for the extension's own requests (exports), below zero so that they never meet a webview's. */
   private nextOwnId = -1;
+  /** Which load of the page is listening: answers due to an earlier one are dropped (its ids are reused). */
+  private page = 0;
 
   constructor(private readonly deps: DispatchDeps) {
     this.keptGeneration = deps.core.generation;
@@ -89,26 +91,34 @@ export class HostDispatcher {
     return this.run({ type: 'request', id: this.nextOwnId--, method, params } as RequestMessage, () => undefined) as Promise<Result<M>>;
   }
 
-  /** The files of the open pair or model, by reference, as the webview named them. */
-  get openFiles(): FileReference[] {
-    return this.openRefs;
+  /**
+   * The page (re)started. What the last load asked for still runs, and its answers are kept, but they
+   * are not sent: the new page numbers its requests from 1 again.
+   */
+  newPage(): void {
+    this.page++;
+    for (const id of [...this.running.keys()]) if (id > 0) this.running.delete(id);
   }
-
-  private openRefs: FileReference[] = [];
 
   cancel(id: number): void {
     const r = this.running.get(id);
-    if (!r) return;
+    if (r) this.stop(r);
+  }
+
+  private stop(r: Running): void {
     r.abort.abort();
     if (r.coreId !== undefined) this.deps.core.cancel(r.coreId);
   }
 
   dispose(): void {
-    for (const id of [...this.running.keys()]) this.cancel(id);
+    for (const r of [...this.running.values()]) this.stop(r);
   }
 
   private async answer(message: RequestMessage) {
-    const post = this.deps.post;
+    const page = this.page;
+    const post = (m: FromCore) => {
+      if (page === this.page) this.deps.post(m);
+    };
     try {
       const result = await this.run(message, (p) => post({ ...p, id: message.id }));
       post({ type: 'result', id: message.id, method: message.method, result } as FromCore);
@@ -127,7 +137,7 @@ export class HostDispatcher {
       const key = await this.keyOf(message);
       if (key !== null && this.kept.has(key)) return this.kept.get(key);
       if (LOADS.has(method)) {
-        display = this.deps.showProgress?.(`Opening ${this.namesOf(message).join(' and ')}`, () => this.cancel(id));
+        display = this.deps.showProgress?.(`Opening ${this.namesOf(message).join(' and ')}`, () => this.stop(running));
         this.forget();
       }
       const progress = (p: ProgressMessage) => {
@@ -136,16 +146,13 @@ export class HostDispatcher {
       };
       const result = await this.withExternalFiles(message, running, progress);
       if (key !== null) {
-        if (LOADS.has(method)) {
-          this.openKey = key;
-          this.openRefs = this.refsOf(message);
-        }
+        if (LOADS.has(method)) this.openKey = key;
         this.kept.set(key, result);
       }
       return result;
     } finally {
       display?.done();
-      this.running.delete(id);
+      if (this.running.get(id) === running) this.running.delete(id);
     }
   }
 
@@ -224,10 +231,6 @@ export class HostDispatcher {
     return [];
   }
 
-  private refsOf(message: RequestMessage): FileReference[] {
-    return this.modelsOf(message).filter(isReference);
-  }
-
   private namesOf(message: RequestMessage): string[] {
     return this.modelsOf(message).map((f) => f.name);
   }
@@ -249,7 +252,6 @@ export class HostDispatcher {
   private forget() {
     this.kept.clear();
     this.openKey = '';
-    this.openRefs = [];
     this.keptGeneration = this.deps.core.generation;
   }
 }

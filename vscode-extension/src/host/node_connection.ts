@@ -42,17 +42,13 @@ export class NodeCoreConnection implements CoreConnection {
   }
 
   cancel(id: number): void {
-    if (!this.pending.has(id)) return;
-    // The core answers in order: the oldest pending request is the one running. One still waiting is dropped by the core.
-    if (id !== this.pending.oldest()) {
-      this.worker.postMessage({ type: 'cancel', id } satisfies ToCore);
-      return;
-    }
-    const old = this.worker;
-    this.generation++;
-    this.start();
-    void old.terminate();
-    this.pending.rejectAll({ code: 'cancelled', message: 'cancelled' });
+    // As the web page's WorkerConnection: one waiting is dropped by the core, the running one ends the thread.
+    this.pending.cancelInOrder(id, () => this.worker.postMessage({ type: 'cancel', id } satisfies ToCore), () => {
+      const old = this.worker;
+      this.generation++;
+      this.start();
+      void old.terminate();
+    });
   }
 
   dispose(): void {

@@ -44,6 +44,7 @@ export class CoreSession implements vscode.Disposable {
   private listen() {
     this.listeners.push(this.webview.onDidReceiveMessage((message: FromWebview) => {
       if (isCoreMessage(message)) this.dispatcher.receive(message);
+      else if (message.type === 'hello') this.dispatcher.newPage();
       else if (message.type === 'save') this.hooks.save(message);
       else if (message.type === 'action') this.hooks.action(message.action);
     }));

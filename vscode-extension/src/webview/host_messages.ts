@@ -23,7 +23,12 @@ export interface ActionMessage {
   action: 'compareWith' | 'swap';
 }
 
-export type FromWebview = ToCore | SaveMessage | ActionMessage;
+/** Sent by a page when it starts: answers still due to an earlier load of the page are not sent to this one. */
+export interface HelloMessage {
+  type: 'hello';
+}
+
+export type FromWebview = ToCore | SaveMessage | ActionMessage | HelloMessage;
 export type ToWebview = FromCore;
 
 export const isCoreMessage = (m: FromWebview): m is ToCore => m.type === 'request' || m.type === 'cancel';

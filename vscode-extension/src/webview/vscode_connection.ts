@@ -12,6 +12,8 @@ export class VsCodeConnection implements CoreConnection {
     window.addEventListener('message', (event: MessageEvent<FromCore>) => {
       if (event.data && typeof event.data === 'object') this.pending.settle(event.data);
     });
+    // A reloaded page starts its ids again from 1: the host must not send it what the last load asked for.
+    vscodeApi().postMessage({ type: 'hello' });
   }
 
   /** Nothing is transferred: the page never sends model bytes (the host reads the files). */

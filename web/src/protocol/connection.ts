@@ -77,6 +77,22 @@ export class PendingTable {
     else if (message.type === 'error') this.reject(message.id, message.error);
   }
 
+  /**
+   * Cancels a request of a core that answers in order: one still waiting is dropped by the core
+   * (`drop`); the running one, the oldest, can only be ended with the core (`restart`), which fails
+   * every pending request. True when the core was restarted.
+   */
+  cancelInOrder(id: number, drop: () => void, restart: () => void): boolean {
+    if (!this.has(id)) return false;
+    if (id !== this.oldest()) {
+      drop();
+      return false;
+    }
+    restart();
+    this.rejectAll({ code: 'cancelled', message: 'cancelled' });
+    return true;
+  }
+
   rejectAll(error: CoreError): void {
     for (const id of [...this.pending.keys()]) this.reject(id, error);
   }
