@@ -1,5 +1,6 @@
 // The page: opens two models through a CoreConnection (here the Web Worker), draws both graphs side
 // by side, links selection, and fills the overlays, the detail panel and the layer table.
+import { uiHost, type UiHost, type UiState } from './host';
 import { Comparison, other, SIDES, type NodeInfo, type Side } from './model/comparison';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
@@ -10,7 +11,7 @@ import { byId, download, el } from './ui/dom';
 import { GraphView, type Camera } from './ui/graph_view';
 import { LayerTable } from './ui/layer_table';
 import { NodeSearch } from './ui/search';
-import { OVERLAYS, paintsFor, type OverlayName, type ThemeName } from './ui/overlays';
+import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
 import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSources } from './ui/sources';
 import { WorkerConnection } from './worker/worker_connection';
 
@@ -18,7 +19,7 @@ type Selection = Record<Side, number[]> & { primary: { side: Side; index: number
 const NO_SELECTION: Selection = { float: [], quant: [], primary: null };
 
 class App {
-  private readonly core: CoreConnection = new WorkerConnection(new URL('worker.js', import.meta.url));
+  private readonly core: CoreConnection = uiHost()?.connection ?? new WorkerConnection(new URL('worker.js', import.meta.url));
   private readonly views: Record<Side, GraphView>;
   private readonly detail: DetailPanel;
   private readonly table: LayerTable;
@@ -36,6 +37,8 @@ class App {
   private syncing = false;
   private pendingFiles: { float?: File; quant?: File; external: File[] } = { external: [] };
   private themeChoice: ThemeName | null = null;
+  /** The host's saved view state, applied to the first comparison drawn. */
+  private restored: UiState | null = uiHost()?.state?.restored ?? null;
 
   constructor() {
     this.views = {
@@ -52,16 +55,44 @@ class App {
     this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, index) => this.selectNode(side, index));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
     this.bindControls();
-    const stored = localStorage.getItem('vq-theme');
+    const host = uiHost();
+    host?.theme?.onChange(() => this.themeChanged());
+    const stored = host?.theme ? null : localStorage.getItem('vq-theme');
     this.applyTheme(stored === 'light' || stored === 'dark' ? stored : null);
     const query = sourcesFromQuery(location.search, location.href);
     if (query) void this.open(query);
+    if (host) this.startFromHost(host);
+  }
+
+  /** A host page (VS Code): its settings and the saved view state, then the pair it holds. */
+  private startFromHost(host: UiHost) {
+    const options = host.options ?? {};
+    if (options.sqnrThresholds) setSqnrThresholds(options.sqnrThresholds);
+    this.overlay = this.restored?.overlay ?? options.overlay ?? this.overlay;
+    byId<HTMLSelectElement>('overlay').value = this.overlay;
+    this.view = this.restored?.view ?? options.view ?? this.view;
+    byId<HTMLInputElement>('raw-view').checked = this.view === 'nodes';
+    this.repaint();
+    if (host.files) void this.open({ ...host.files, external: [] });
+  }
+
+  /** Hands the view state to the host, which keeps it while the page is hidden (no host: nothing). */
+  private persist() {
+    const save = uiHost()?.state?.save, c = this.comparison, p = this.selection.primary;
+    if (!save || !c) return;
+    save({
+      overlay: this.overlay, view: this.view, selected: p ? { side: p.side, id: c.nodes[p.side][p.index].node.id } : null,
+      cameras: { float: this.views.float.camera, quant: this.views.quant.camera },
+    });
   }
 
   private makeView(side: Side, label: string): GraphView {
     return new GraphView(byId(`graph-${side}`), label, {
       select: (index) => (index === null ? this.setSelection(NO_SELECTION, false) : this.selectNode(side, index)),
-      camera: (camera) => this.syncCamera(side, camera),
+      camera: (camera) => {
+        this.syncCamera(side, camera);
+        this.persist();
+      },
       badgeHover: (edge, x, y) => this.showBadgeTooltip(side, edge, x, y),
     });
   }
@@ -157,7 +188,7 @@ class App {
       this.progress(`Reading ${this.names.first} and ${this.names.second}`, 0);
       const files = await readSources(sources, (loaded, total) =>
         this.progress(`Reading ${this.names.first} and ${this.names.second} (${mb(loaded)}${total ? ` of ${mb(total)}` : ''})`, total ? (loaded / total) * 0.3 : undefined), abort.signal);
-      const transfer = [files.first.bytes, files.second.bytes, ...files.external.map((f) => f.bytes)];
+      const transfer = [files.first, files.second, ...files.external].flatMap((f) => ('bytes' in f ? [f.bytes] : []));
       this.progress('Aligning the two models', 0.35);
       const opened = await this.step(0.35, (onProgress) => this.core.request('open', files, { transfer, onProgress }));
       if (ticket !== this.opening) return;
@@ -186,7 +217,8 @@ class App {
     const status = byId('table-status');
     try {
       status.textContent = 'Analysing weights…';
-      const weights = await this.core.request('weights', {}).promise;
+      const bins = uiHost()?.options?.bins;
+      const weights = await this.core.request('weights', bins ? { bins } : {}).promise;
       if (ticket !== this.opening) return;
       this.weights = weights;
       this.comparison?.setWeights(weights);
@@ -232,8 +264,15 @@ class App {
     document.body.dataset.state = this.weights ? 'ready' : 'drawn';
     this.repaint();
     this.firstView();
+    const restored = fresh ? this.restored : null;
+    this.restored = null;
+    // The host's saved view (the page reloaded): its cameras, and its selection as it was, not scrolled to.
+    if (restored?.cameras) for (const s of SIDES) this.views[s].setCamera(restored.cameras[s]);
     if (fresh) {
       this.setSelection(NO_SELECTION, false);
+      const sel = restored?.selected;
+      const [index] = sel ? comparison.indicesOf(sel.side, sel.id) : [];
+      if (sel && index !== undefined) this.setSelection({ ...comparison.selectionFor(sel.side, index), primary: { side: sel.side, index } }, !restored.cameras);
     } else if (previous.primary && previousIds) {
       // Same models in another view: select again what was clicked, with its entry as this view draws it.
       const side = previous.primary.side;
@@ -281,6 +320,7 @@ class App {
 
   private setSelection(selection: Selection, reveal: boolean) {
     this.selection = selection;
+    this.persist();
     const c = this.comparison;
     for (const side of SIDES) {
       const primary = selection.primary?.side === side ? selection.primary.index : null;
@@ -381,6 +421,7 @@ class App {
   private setOverlay(name: OverlayName) {
     this.overlay = name;
     this.repaint();
+    this.persist();
   }
 
   /** The theme drawn: html[data-theme], always set (from the choice, or the system's preference). */
@@ -398,7 +439,8 @@ class App {
   }
 
   private themeChanged() {
-    document.documentElement.dataset.theme = this.themeChoice ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+    const hostTheme = uiHost()?.theme?.current();
+    document.documentElement.dataset.theme = this.themeChoice ?? hostTheme ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
     for (const s of SIDES) this.views[s].refreshTheme();
     this.repaint();
     this.refreshDetail();
@@ -451,7 +493,7 @@ class App {
     const entry = c.entry(info.entry);
     const nodeId = layer?.quant_node ?? entry?.quant_ops[0] ?? info.node.id;
     try {
-      const detail = await this.core.request('weightLayer', { nodeId, bins: 48 }).promise;
+      const detail = await this.core.request('weightLayer', { nodeId, bins: uiHost()?.options?.bins ?? 48 }).promise;
       if (!host.isConnected) return;
       const { renderWeightCharts } = await import('./ui/weight_chart');
       if (!host.isConnected) return;

@@ -1,6 +1,6 @@
 // What the UI knows of the core: a CoreConnection. The Web Worker transport implements it here; the
 // VS Code extension host will implement it over its webview messages.
-import type { CoreError, Method, Params, ProgressMessage, Result } from './messages';
+import type { CoreError, FromCore, Method, Params, ProgressMessage, Result } from './messages';
 
 export interface RequestOptions {
   onProgress?: (progress: ProgressMessage) => void;
@@ -68,6 +68,29 @@ export class PendingTable {
     if (!p) return;
     this.pending.delete(id);
     p.reject(new CoreRequestError(error.code, error.message));
+  }
+
+  /** Settles what a message from the core answers: progress, a result or an error ('ready' is the transport's). */
+  settle(message: FromCore): void {
+    if (message.type === 'progress') this.progress(message);
+    else if (message.type === 'result') this.resolve(message.id, message.result);
+    else if (message.type === 'error') this.reject(message.id, message.error);
+  }
+
+  /**
+   * Cancels a request of a core that answers in order: one still waiting is dropped by the core
+   * (`drop`); the running one, the oldest, can only be ended with the core (`restart`), which fails
+   * every pending request. True when the core was restarted.
+   */
+  cancelInOrder(id: number, drop: () => void, restart: () => void): boolean {
+    if (!this.has(id)) return false;
+    if (id !== this.oldest()) {
+      drop();
+      return false;
+    }
+    restart();
+    this.rejectAll({ code: 'cancelled', message: 'cancelled' });
+    return true;
   }
 
   rejectAll(error: CoreError): void {

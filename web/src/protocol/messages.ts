@@ -3,11 +3,11 @@
 // another. Every message is plain structured-cloneable data: file bytes travel as ArrayBuffers,
 // transferred, never copied.
 import type {
-  CompareReport, LayoutPairReport, LintFinding, VisualQuantErrorCode, WeightLayer, WeightsReport,
+  CompareReport, InspectReport, LayoutPairReport, LayoutReport, LintFinding, VisualQuantErrorCode, WeightLayer, WeightsReport,
 } from 'visualquant-core';
 
 export type {
-  CompareReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode, LintFinding,
+  CompareReport, InspectReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode, LintFinding,
   LogicalOp, MappingEntry, MappingKind, FusionGroup, TensorQuantization, WeightLayer, WeightsReport,
 } from 'visualquant-core';
 
@@ -17,15 +17,31 @@ export interface FilePayload {
   bytes: ArrayBuffer;
 }
 
+/**
+ * A file the host reads itself (the VS Code extension host, next to the files): the UI names it by
+ * `ref`, an id the host gave, and the host hands the core its bytes. A core without a host (the Web
+ * Worker) refuses references.
+ */
+export interface FileReference {
+  name: string;
+  ref: string;
+}
+export type FileSource = FilePayload | FileReference;
+export const isReference = (f: FileSource): f is FileReference => 'ref' in f;
+
 export type LayoutView = 'logical' | 'nodes';
 
 /** Every request the core answers: its parameters and its result. */
 export interface CoreMethods {
   /** Loads and aligns the two models (either order) and keeps them open. Replaces an open pair. */
   open: {
-    params: { first: FilePayload; second: FilePayload; external: FilePayload[] };
+    params: { first: FileSource; second: FileSource; external: FilePayload[] };
     result: { report: CompareReport; version: string };
   };
+  /** Loads one model (the single-model viewer) and keeps it open; its inspect report. Replaces an open model. */
+  openModel: { params: { file: FileSource; external: FilePayload[] }; result: { inspect: InspectReport; version: string } };
+  /** The open model's graph laid out. */
+  layoutModel: { params: { view: LayoutView }; result: LayoutReport };
   /** Both graphs laid out side by side (matched ops in shared rows), of the open pair. */
   layout: { params: { view: LayoutView }; result: LayoutPairReport };
   /** Every aligned weight pair's analysis, ranked worst first (the layer table, the heat overlay): the
@@ -42,7 +58,7 @@ export type Params<M extends Method> = CoreMethods[M]['params'];
 export type Result<M extends Method> = CoreMethods[M]['result'];
 
 /** Error codes: the core's, plus what a transport adds. */
-export type CoreErrorCode = VisualQuantErrorCode | 'not_found' | 'no_open_pair' | 'cancelled' | 'transport' | 'internal';
+export type CoreErrorCode = VisualQuantErrorCode | 'not_found' | 'no_open_pair' | 'no_open_model' | 'cancelled' | 'transport' | 'internal';
 
 export interface CoreError {
   code: CoreErrorCode;
@@ -104,6 +120,7 @@ export const ERROR_WORDS: Record<string, string> = {
   out_of_memory: 'the browser ran out of memory for the models',
   not_found: 'no such node',
   no_open_pair: 'no models are open',
+  no_open_model: 'no model is open',
   cancelled: 'cancelled',
   transport: 'the connection to the core failed',
   internal: 'an internal error occurred',

@@ -1,4 +1,6 @@
 // Building DOM from code. Every string (model names included) goes in as text, never as markup.
+import { uiHost } from '../host';
+
 type Child = Node | string | null | undefined | false;
 
 export function el<K extends keyof HTMLElementTagNameMap>(
@@ -29,8 +31,10 @@ export function fmt(value: number | null | undefined, digits = 3): string {
   return Number(value.toPrecision(digits)).toString();
 }
 
-/** Saves text or a Blob as a file through a Blob URL. */
+/** Saves text or a Blob as a file through a Blob URL (or through the host page, which saves it itself). */
 export function download(name: string, data: string | Blob, type: string): void {
+  const save = uiHost()?.save;
+  if (save) return save(name, data, type);
   const url = URL.createObjectURL(typeof data === 'string' ? new Blob([data], { type }) : data);
   const a = el('a', { attrs: { href: url, download: name } });
   document.body.append(a);

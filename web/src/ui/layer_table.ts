@@ -26,6 +26,19 @@ export const COLUMNS: Column[] = [
   { key: 'note', title: 'Note', value: (l) => l.note ?? '' },
 ];
 
+/** The table's rows as CSV (also written by the VS Code extension host, without the page). */
+export function layersToCsv(layers: WeightLayer[]): string {
+  const cell = (v: string | number | null) => {
+    let s = v === null ? '' : String(v);
+    // Model strings are data: a leading = + - @ would be a formula to a spreadsheet.
+    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const lines = [COLUMNS.map((c) => cell(c.title)).join(',')];
+  for (const l of layers) lines.push(COLUMNS.map((c) => cell(c.value(l))).join(','));
+  return `${lines.join('\n')}\n`;
+}
+
 export class LayerTable {
   private layers: WeightLayer[] = [];
   private sortKey = 'rank';
@@ -95,15 +108,7 @@ export class LayerTable {
   }
 
   toCsv(): string {
-    const cell = (v: string | number | null) => {
-      let s = v === null ? '' : String(v);
-      // Model strings are data: a leading = + - @ would be a formula to a spreadsheet.
-      if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-      return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-    };
-    const lines = [COLUMNS.map((c) => cell(c.title)).join(',')];
-    for (const l of this.rows()) lines.push(COLUMNS.map((c) => cell(c.value(l))).join(','));
-    return `${lines.join('\n')}\n`;
+    return layersToCsv(this.rows());
   }
 
   private render() {

@@ -41,6 +41,16 @@ const HEAT_BINS: Array<{ key: string; label: string; min: number; color: { light
   { key: 'sqnr-0', label: '< 15 dB', min: -Infinity, color: pick('#ef8f8f', '#9c2a2a') },
 ];
 
+/** Moves the weight-error bins' lower bounds (dB, one per bin above the worst; a host's settings). */
+export function setSqnrThresholds(bounds: number[]): void {
+  const b = [...bounds].sort((x, y) => y - x);
+  if (b.length !== HEAT_BINS.length - 1 || !b.every(Number.isFinite)) return;
+  HEAT_BINS.forEach((bin, k) => {
+    bin.min = k < b.length ? b[k] : -Infinity;
+    bin.label = k === 0 ? `≥ ${b[0]} dB` : k < b.length ? `${b[k]}–${b[k - 1]} dB` : `< ${b[k - 1]} dB`;
+  });
+}
+
 const PRECISION_COLORS: Record<string, { light: string; dark: string }> = {
   float32: pick('#dfe6ee', '#3d4756'),
   float16: pick('#cfe0f5', '#2f4d74'),

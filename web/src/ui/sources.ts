@@ -1,10 +1,11 @@
 // Where the two models come from: file inputs, dropped files, or URLs next to the page
-// (?float=URL&quant=URL[&data=URL...]). Each is read into an ArrayBuffer with progress.
-import type { FilePayload } from '../protocol/messages';
+// (?float=URL&quant=URL[&data=URL...]). Each is read into an ArrayBuffer with progress. A host page
+// (VS Code) names files it reads itself (FileReference): those pass through unread.
+import type { FilePayload, FileReference, FileSource } from '../protocol/messages';
 
 export interface ModelSources {
-  first: File | URL;
-  second: File | URL;
+  first: File | URL | FileReference;
+  second: File | URL | FileReference;
   /** External-data files, by the name the model uses. */
   external: Array<File | URL>;
 }
@@ -28,7 +29,8 @@ export function sourcesFromQuery(search: string, base: string): ModelSources | n
   return { first: new URL(f, base), second: new URL(s, base), external: q.getAll('data').map((d) => new URL(d, base)) };
 }
 
-export function nameOf(source: File | URL): string {
+export function nameOf(source: File | URL | FileReference): string {
+  if (!(source instanceof URL) && !(source instanceof File)) return source.name;
   if (source instanceof URL) return decodeURIComponent(source.pathname.split('/').pop() || 'model.onnx');
   return source.webkitRelativePath || source.name;
 }
@@ -75,7 +77,8 @@ export async function readSources(sources: ModelSources, onProgress: ReadProgres
   const all = [sources.first, sources.second, ...sources.external];
   const loaded = all.map(() => 0), totals = all.map((s) => (s instanceof File ? s.size : 0));
   const report = () => onProgress(loaded.reduce((a, b) => a + b, 0), totals.reduce((a, b) => a + b, 0));
-  const payloads = await Promise.all(all.map(async (s, i): Promise<FilePayload> => {
+  const payloads = await Promise.all(all.map(async (s, i): Promise<FileSource> => {
+    if (!(s instanceof File) && !(s instanceof URL)) return s;  // a reference: the host reads it
     const track: ReadProgress = (l, t) => {
       loaded[i] = l;
       totals[i] = t;
@@ -84,5 +87,5 @@ export async function readSources(sources: ModelSources, onProgress: ReadProgres
     const bytes = s instanceof File ? await readFile(s, track, signal) : await fetchUrl(s, track, signal);
     return { name: nameOf(s), bytes };
   }));
-  return { first: payloads[0], second: payloads[1], external: payloads.slice(2) };
+  return { first: payloads[0], second: payloads[1], external: payloads.slice(2) as FilePayload[] };
 }

@@ -3,8 +3,8 @@
 // own copy of the bytes: layouts reuse the alignment, nothing is loaded twice).
 // Requests wait in a queue, one per task, so a 'cancel' for one still waiting is seen in time.
 import { loadVisualQuant, VisualQuantError, type OpenComparison, type VisualQuant } from 'visualquant-core';
-import type {
-  CoreError, FilePayload, FromCore, Method, Params, ProgressMessage, RequestMessage, Result, ToCore,
+import {
+  isReference, type CoreError, type FileSource, type FromCore, type Method, type Params, type ProgressMessage, type RequestMessage, type Result, type ToCore,
 } from '../protocol/messages';
 
 interface OpenPair {
@@ -17,6 +17,8 @@ const post = (message: FromCore) => scope.postMessage(message);
 
 let core: VisualQuant | null = null;
 let pair: OpenPair | null = null;
+/** The single-model viewer's model. */
+let model: { name: string; bytes: Uint8Array; external: Record<string, Uint8Array> } | null = null;
 const queue: RequestMessage[] = [];
 let draining = false;
 
@@ -37,7 +39,17 @@ function requirePair(): OpenPair {
   return pair;
 }
 
-const bytesOf = (f: FilePayload) => new Uint8Array(f.bytes);
+function bytesOf(f: FileSource): Uint8Array {
+  // References are the host's to read (the VS Code extension host resolves them before they get here).
+  if (isReference(f)) throw Object.assign(new Error(`${f.name}: this core cannot read files by reference`), { code: 'usage' });
+  return new Uint8Array(f.bytes);
+}
+
+function externalOf(external: FileSource[]): Record<string, Uint8Array> {
+  const files: Record<string, Uint8Array> = {};
+  for (const f of external) files[f.name] = bytesOf(f);
+  return files;
+}
 
 type Handler<M extends Method> = (params: Params<M>, id: number) => Result<M>;
 const handlers: { [M in Method]: Handler<M> } = {
@@ -45,8 +57,7 @@ const handlers: { [M in Method]: Handler<M> } = {
     const vq = core!;
     pair?.comparison.close();
     pair = null;
-    const externalFiles: Record<string, Uint8Array> = {};
-    for (const f of external) externalFiles[f.name] = bytesOf(f);
+    const externalFiles = externalOf(external);
     progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
     const comparison = vq.open(bytesOf(first), first.name, bytesOf(second), second.name, externalFiles);
     pair = { comparison };
@@ -72,6 +83,19 @@ const handlers: { [M in Method]: Handler<M> } = {
   lint(_params, id) {
     progress(id, 'lint', 'checking quantization parameters');
     return JSON.parse(requirePair().comparison.lint());
+  },
+  openModel({ file, external }, id) {
+    model = null;
+    progress(id, 'loading', `loading ${file.name}`);
+    const m = { name: file.name, bytes: bytesOf(file), external: externalOf(external) };
+    const inspect = JSON.parse(core!.inspect(m.bytes, m.name, m.external));
+    model = m;
+    return { inspect, version: core!.version };
+  },
+  layoutModel({ view }, id) {
+    if (!model) throw Object.assign(new Error('open a model first'), { code: 'no_open_model' });
+    progress(id, 'layout', `laying out ${model.name} (${view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
+    return JSON.parse(core!.layout(model.bytes, model.name, { view }, model.external));
   },
 };
 

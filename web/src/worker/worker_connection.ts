@@ -24,12 +24,8 @@ export class WorkerConnection implements CoreConnection {
   }
 
   private receive(message: FromCore) {
-    switch (message.type) {
-      case 'ready': this.version = message.version; break;
-      case 'progress': this.pending.progress(message); break;
-      case 'result': this.pending.resolve(message.id, message.result); break;
-      case 'error': this.pending.reject(message.id, message.error); break;
-    }
+    if (message.type === 'ready') this.version = message.version;
+    else this.pending.settle(message);
   }
 
   request<M extends Method>(method: M, params: Params<M>, options: RequestOptions = {}): PendingRequest<Result<M>> {
@@ -40,17 +36,13 @@ export class WorkerConnection implements CoreConnection {
   }
 
   cancel(id: number): void {
-    if (!this.pending.has(id)) return;
     // The worker answers in order, so the oldest pending request is the one running (or about to).
     // One still waiting is dropped by the worker; the running one can only be ended with the worker.
-    if (id !== this.pending.oldest()) {
-      this.worker.postMessage({ type: 'cancel', id } satisfies ToCore);
-      return;
-    }
-    this.worker.terminate();
-    this.generation++;
-    this.pending.rejectAll({ code: 'cancelled', message: 'cancelled' });
-    this.startWorker();
+    const restarted = this.pending.cancelInOrder(id, () => this.worker.postMessage({ type: 'cancel', id } satisfies ToCore), () => {
+      this.worker.terminate();
+      this.startWorker();
+    });
+    if (restarted) this.generation++;
   }
 
   dispose(): void {

@@ -1,0 +1,174 @@
+// The comparison tab: a webview panel showing the web UI for two models, its core session in the
+// extension host, the Swap action, the exports, and the status bar's count of damaged layers. The
+// page keeps its view state with setState; a window reload brings the tab back (the serializer).
+import * as vscode from 'vscode';
+import type { CompareReport, LintFinding, Method, Result, WeightsReport } from '../../../web/src/protocol/messages';
+import type { ExtensionEnv } from '../env';
+import { csvReport, htmlReport, jsonReport, type FullReport } from '../export/reports';
+import { baseName, referenceTo } from '../host/files';
+import { CoreSession } from '../host/session';
+import { damagedLayers, uiOptionsOf } from '../host/settings';
+import { guessOrder } from '../pairing/pairing';
+import { saveExport } from '../commands/save';
+import { pageHtml } from './webview_html';
+
+export const COMPARE_VIEW_TYPE = 'visualquant.compare';
+
+export class ComparePanel {
+  private static readonly panels = new Set<ComparePanel>();
+  private static lastActive: ComparePanel | undefined;
+  private readonly session: CoreSession;
+  private report: CompareReport | null = null;
+  private version = '';
+  private weights: WeightsReport | null = null;
+  /** After a Swap: the float file the core had chosen, to say so if it chooses it again. */
+  private swappedFrom: string | null = null;
+
+  /** Opens a new tab comparing two models (the order given to the core: float first by their names). */
+  static open(env: ExtensionEnv, files: [vscode.Uri, vscode.Uri]): ComparePanel {
+    const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, titleOf(files), vscode.ViewColumn.Active, env.webviewOptions());
+    return new ComparePanel(env, panel, files);
+  }
+
+  /** The tab shown last (the commands' target). */
+  static current(): ComparePanel | undefined {
+    return ComparePanel.lastActive;
+  }
+
+  static all(): ComparePanel[] {
+    return [...ComparePanel.panels];
+  }
+
+  constructor(private readonly env: ExtensionEnv, private readonly panel: vscode.WebviewPanel, private files: [vscode.Uri, vscode.Uri]) {
+    panel.webview.options = env.webviewOptions();
+    this.session = new CoreSession(env.workerScript, panel.webview, files, {
+      save: (m) => void saveExport(m.name, m.mime, m.base64 !== undefined ? Buffer.from(m.base64, 'base64') : m.text ?? '', this.files[0]),
+      action: (a) => {
+        if (a === 'swap') this.swap();
+      },
+      answered: (method, result) => this.answered(method, result),
+    });
+    ComparePanel.panels.add(this);
+    ComparePanel.lastActive = this;
+    panel.onDidChangeViewState(() => this.focusChanged());
+    panel.onDidDispose(() => this.dispose());
+    this.render();
+    this.focusChanged();
+  }
+
+  /** (Re)loads the page: its settings and files. Its view state survives (setState in the page). */
+  render(): void {
+    this.panel.title = titleOf(this.files);
+    this.panel.webview.html = pageHtml(this.env.assets('compare', this.panel.webview), {
+      page: 'compare',
+      files: { first: referenceTo(this.files[0]), second: referenceTo(this.files[1]) },
+      options: uiOptionsOf(this.env.settings()),
+    });
+  }
+
+  /** Gives the core the files in the other order. It decides by content; the order only settles a tie. */
+  swap(): void {
+    this.swappedFrom = this.report?.float.file ?? null;
+    this.files = [this.files[1], this.files[0]];
+    this.report = null;
+    this.weights = null;
+    this.render();
+  }
+
+  private answered(method: Method, result: Result<Method>) {
+    if (method === 'open') {
+      const opened = result as Result<'open'>;
+      this.report = opened.report;
+      this.version = opened.version;
+      this.panel.title = `${opened.report.float.file} ↔ ${opened.report.quant.file}`;
+      if (this.swappedFrom !== null && opened.report.float.file === this.swappedFrom) {
+        void vscode.window.showInformationMessage(`${opened.report.quant.file} stays the quantized model: the core tells float from quantized by ` +
+          'their content (quantized weights and ops), whatever the order. The order decides only between models quantized alike.');
+      }
+      this.swappedFrom = null;
+    } else if (method === 'weights') {
+      this.weights = result as Result<'weights'>;
+    }
+    this.showStatus();
+  }
+
+  /** Everything the exports need: the open report, the weight analysis and the lint (kept by the host when the page asked). */
+  async fullReport(): Promise<FullReport> {
+    if (!this.report) throw new Error('the comparison is still opening');
+    const settings = this.env.settings();
+    const weights = await this.session.dispatcher.call('weights', { bins: settings.histogramBins });
+    const lint: LintFinding[] = await this.session.dispatcher.call('lint', {});
+    return { report: this.report, weights, lint };
+  }
+
+  async export(kind: 'json' | 'csv' | 'html'): Promise<void> {
+    const full = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'VisualQuant: preparing the report' }, () => this.fullReport());
+    const base = full.report.float.file.replace(/\.onnx$/i, '');
+    if (kind === 'json') await saveExport(`${base}-compare.json`, 'application/json', jsonReport(full), this.files[0]);
+    else if (kind === 'csv') await saveExport(`${base}-layers.csv`, 'text/csv', csvReport(full), this.files[0]);
+    else await saveExport(`${base}-report.html`, 'text/html', htmlReport(full, this.env.settings(), this.version), this.files[0]);
+  }
+
+  private focusChanged() {
+    if (this.panel.active) ComparePanel.lastActive = this;
+    ComparePanel.refresh(this.env);
+  }
+
+  /** The context key of the title-bar actions, and the status bar for the active tab. */
+  private static refresh(env: ExtensionEnv) {
+    const active = [...ComparePanel.panels].find((p) => p.panel.active);
+    void vscode.commands.executeCommand('setContext', 'visualquant.compareActive', !!active);
+    if (active) active.showStatus();
+    else env.status.hide();
+  }
+
+  private showStatus() {
+    const status = this.env.status;
+    if (!this.panel.active) return;
+    if (!this.weights) {
+      status.text = this.report ? '$(loading~spin) VisualQuant: analysing weights' : '$(loading~spin) VisualQuant: opening';
+      status.tooltip = undefined;
+    } else {
+      const s = this.env.settings();
+      const damaged = damagedLayers(this.weights.layers, s);
+      status.text = `${damaged.length ? '$(warning)' : '$(check)'} ${damaged.length} of ${this.weights.layers.length} layers damaged`;
+      status.tooltip = damaged.length
+        ? `Weight SQNR below ${s.damagedSqnrDb} dB:\n${damaged.slice(0, 20).map((l) => `${l.quant_node}: ${l.error.sqnr_db?.toFixed(1)} dB`).join('\n')}`
+        : `No quantized weight below ${s.damagedSqnrDb} dB SQNR`;
+    }
+    status.show();
+  }
+
+  private dispose() {
+    this.session.dispose();
+    ComparePanel.panels.delete(this);
+    if (ComparePanel.lastActive === this) ComparePanel.lastActive = undefined;
+    ComparePanel.refresh(this.env);
+  }
+}
+
+function titleOf(files: [vscode.Uri, vscode.Uri]): string {
+  return `${baseName(files[0])} ↔ ${baseName(files[1])}`;
+}
+
+/** Brings comparison tabs back after a window reload, from the files the page's saved state names. */
+export class ComparePanelSerializer implements vscode.WebviewPanelSerializer {
+  constructor(private readonly env: ExtensionEnv) {}
+
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const refs = (() => {
+      try {
+        return JSON.parse((state as { key?: string })?.key ?? '') as unknown;
+      } catch {
+        return null;
+      }
+    })();
+    if (!Array.isArray(refs) || refs.length !== 2 || !refs.every((r) => typeof r === 'string')) {
+      panel.dispose();
+      return;
+    }
+    const [a, b] = refs.map((r: string) => vscode.Uri.parse(r, true));
+    const [first, second] = guessOrder({ path: a.path, uri: a }, { path: b.path, uri: b });
+    new ComparePanel(this.env, panel, [first.uri, second.uri]);
+  }
+}

@@ -1,0 +1,157 @@
+// The real core behind the host's dispatcher: the built worker thread (dist/core_worker.mjs, the web
+// page's Web Worker script under Node) opens a fixture pair and a single model named by reference,
+// answers layouts, weights and lint, reports a corrupt model's error code, cancels a running load by
+// ending the thread, and reads external data next to a model when it names it.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { FileReference, FromCore, Result } from '../../web/src/protocol/messages';
+import { HostDispatcher, type HostFiles } from '../src/host/dispatch';
+import { NodeCoreConnection } from '../src/host/node_connection';
+
+function repoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'vscode-extension/package.json'))) dir = path.dirname(dir);
+  return dir;
+}
+const root = repoRoot();
+const worker = path.join(root, 'vscode-extension/dist/core_worker.mjs');
+const pairs = path.join(root, 'tests/fixtures/pairs');
+const cli = path.join(process.env.VQ_NATIVE_BUILD ?? path.join(root, 'build/native'), 'bin/visualquant');
+
+/** Files on disk by file: URL, as workspace.fs would give them. */
+class DiskFiles implements HostFiles {
+  reads: string[] = [];
+  async version(ref: FileReference) {
+    const s = statSync(fileURLToPath(ref.ref));
+    return `${s.size}:${s.mtimeMs}`;
+  }
+  async read(ref: FileReference, _signal: AbortSignal, onProgress: (l: number, t: number) => void) {
+    this.reads.push(ref.name);
+    const bytes = readFileSync(fileURLToPath(ref.ref));
+    onProgress(bytes.length, bytes.length);
+    return new Uint8Array(bytes);
+  }
+  async sibling(model: FileReference, name: string) {
+    const p = path.join(path.dirname(fileURLToPath(model.ref)), name);
+    return existsSync(p) ? { name, ref: pathToFileURL(p).href } : null;
+  }
+}
+
+const ref = (file: string): FileReference => ({ name: path.basename(file), ref: pathToFileURL(file).href });
+const connections: NodeCoreConnection[] = [];
+
+function session() {
+  const core = new NodeCoreConnection(worker);
+  connections.push(core);
+  const posted: FromCore[] = [];
+  const files = new DiskFiles();
+  const dispatcher = new HostDispatcher({ core, files, post: (m) => posted.push(m) });
+  let next = 1;
+  /** A request as the webview sends it; resolves with the answer posted back. */
+  const ask = (method: string, params: unknown) => {
+    const id = next++;
+    dispatcher.receive({ type: 'request', id, method, params } as never);
+    return new Promise<FromCore>((resolve) => {
+      const poll = setInterval(() => {
+        const m = posted.find((p) => (p.type === 'result' || p.type === 'error') && p.id === id);
+        if (m) {
+          clearInterval(poll);
+          resolve(m);
+        }
+      }, 5);
+    });
+  };
+  return { core, posted, files, dispatcher, ask };
+}
+
+after(() => {
+  for (const c of connections) c.dispose();
+});
+
+test('a pair by reference: the same report as the CLI, layouts, weights and lint, kept for a reload', async () => {
+  const { ask, files, posted } = session();
+  const dir = path.join(pairs, 'torch_eager_ptq_cnn_perchannel');
+  // Given the wrong way round: the core finds the quantized one.
+  const opened = await ask('open', { first: ref(path.join(dir, 'quant.onnx')), second: ref(path.join(dir, 'float.onnx')), external: [] });
+  assert.equal(opened.type, 'result');
+  const report = (opened as { result: Result<'open'> }).result.report;
+  const native = spawnSync(cli, ['compare', path.join(dir, 'quant.onnx'), path.join(dir, 'float.onnx'), '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(native.status, 0, native.stderr);
+  const { weights: _w, lint: _l, ...alignment } = JSON.parse(native.stdout);
+  assert.deepEqual(report, alignment);
+  assert.equal(report.argument_order_swapped, true);
+  assert.ok(posted.some((m) => m.type === 'progress' && m.stage === 'reading'));
+  const layout = await ask('layout', { view: 'logical' });
+  assert.equal(layout.type === 'result' && (layout.result as Result<'layout'>).report, 'visualquant.layout_pair');
+  const weights = await ask('weights', { bins: 32 });
+  assert.equal(weights.type === 'result' && (weights.result as Result<'weights'>).histogram_bins, 32);
+  const lint = await ask('lint', {});
+  assert.ok(lint.type === 'result' && Array.isArray(lint.result));
+  // The page reloads: nothing is read or computed again.
+  const reads = files.reads.length;
+  const again = await ask('open', { first: ref(path.join(dir, 'quant.onnx')), second: ref(path.join(dir, 'float.onnx')), external: [] });
+  assert.deepEqual(again.type === 'result' && (again.result as Result<'open'>).report, report);
+  assert.equal(files.reads.length, reads);
+});
+
+test('one model by reference: inspect report and layout; a corrupt model: the core\'s error code', async () => {
+  const { ask } = session();
+  const model = path.join(pairs, 'ort_qoperator_cnn/quant.onnx');
+  const opened = await ask('openModel', { file: ref(model), external: [] });
+  assert.equal(opened.type, 'result');
+  const inspect = (opened as { result: Result<'openModel'> }).result.inspect;
+  const native = spawnSync(cli, ['inspect', model, '--json'], { encoding: 'utf8' });
+  assert.deepEqual(inspect, JSON.parse(native.stdout));
+  const layout = await ask('layoutModel', { view: 'nodes' });
+  assert.ok(layout.type === 'result' && (layout.result as Result<'layoutModel'>).nodes.length > 0);
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-corrupt-'));
+  try {
+    const broken = path.join(dir, 'broken.onnx');
+    writeFileSync(broken, readFileSync(model).subarray(0, 200));
+    const failed = await ask('openModel', { file: ref(broken), external: [] });
+    assert.equal(failed.type, 'error');
+    const nativeError = spawnSync(cli, ['inspect', broken], { encoding: 'utf8' });
+    assert.match(nativeError.stderr, new RegExp(`error \\[${(failed as { error: { code: string } }).error.code}\\]`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('external data is read next to the model when the core names it', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-external-'));
+  try {
+    const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+    const r = spawnSync(python, [path.join(root, 'tests/browser/make_large_pair.py'), dir, '3', '--external'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const models = ['float.onnx', 'quant.onnx'].map((f) => path.join(dir, f)).filter(existsSync);
+    assert.equal(models.length, 2);
+    const { ask, files } = session();
+    const opened = await ask('open', { first: ref(models[0]), second: ref(models[1]), external: [] });
+    assert.equal(opened.type, 'result', JSON.stringify(opened));
+    assert.ok(files.reads.some((n) => !n.endsWith('.onnx')), `external file read: ${files.reads.join(', ')}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('cancelling a running load ends the core thread: "cancelled", and a new core answers after', async () => {
+  const { ask, dispatcher, core } = session();
+  const dir = path.join(pairs, 'torch_transformer_ptq');
+  const pending = ask('open', { first: ref(path.join(dir, 'float.onnx')), second: ref(path.join(dir, 'quant.onnx')), external: [] });
+  // Cancel once the core has it (its id is known).
+  for (let i = 0; i < 400 && (dispatcher as unknown as { running: Map<number, { coreId?: number }> }).running.get(1)?.coreId === undefined; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const generation = core.generation;
+  dispatcher.receive({ type: 'cancel', id: 1 });
+  const answer = await pending;
+  assert.deepEqual(answer.type === 'error' && answer.error.code, 'cancelled');
+  assert.equal(core.generation, generation + 1);
+  const opened = await ask('open', { first: ref(path.join(dir, 'float.onnx')), second: ref(path.join(dir, 'quant.onnx')), external: [] });
+  assert.equal(opened.type, 'result');
+});

@@ -1,0 +1,120 @@
+// The webview pages' HTML (the CSP, the nonce, the start-up data) on the real templates, and the
+// exported reports (JSON as the CLI writes it, CSV as the page does, HTML escaped and script-free).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { CompareReport, LintFinding, WeightLayer, WeightsReport } from '../../web/src/protocol/messages';
+import { layersToCsv } from '../../web/src/ui/layer_table';
+import { pageHtml } from '../src/editor/webview_html';
+import { csvReport, escapeHtml, htmlReport, jsonReport } from '../src/export/reports';
+import { DEFAULT_SETTINGS } from '../src/host/settings';
+
+/** The repository's root: the nearest folder up from here that holds vscode-extension/package.json. */
+function repoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fileExists(path.join(dir, 'vscode-extension/package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('repository root not found');
+    dir = up;
+  }
+  return dir;
+}
+function fileExists(p: string) {
+  try {
+    readFileSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const root = repoRoot();
+const assets = (template: string) => ({
+  template: readFileSync(path.join(root, template), 'utf8'),
+  script: 'https://file+.vscode-resource.test/ext/dist/webview/page.js',
+  styles: ['https://file+.vscode-resource.test/ext/dist/webview/styles.css', 'https://file+.vscode-resource.test/ext/dist/webview/vscode.css'],
+  cspSource: 'https://*.vscode-cdn.test',
+});
+const NASTY = { name: '"><script>alert(1)</script>.onnx', ref: 'file:///w/"><img src=x onerror=alert(1)>.onnx' };
+
+for (const [page, template] of [['compare', 'web/src/index.html'], ['viewer', 'vscode-extension/src/webview/viewer.html']] as const) {
+  test(`the ${page} page: a nonce CSP without eval, wasm or remote sources; the bundle with the nonce; start-up data escaped`, () => {
+    const init = page === 'compare'
+      ? { page, files: { first: NASTY, second: { name: 'q.onnx', ref: 'file:///w/q.onnx' } }, options: {} } as const
+      : { page, file: NASTY, view: 'logical' } as const;
+    const html = pageHtml(assets(template), init, 'NONCE123');
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)![1];
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'nonce-NONCE123'(;|$)/);
+    assert.doesNotMatch(csp, /unsafe-eval|unsafe-inline|wasm-unsafe-eval|http:|\*(?!\.vscode)/);
+    assert.match(csp, /connect-src 'none'/);
+    assert.match(csp, /worker-src 'none'/);
+    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+    assert.deepEqual(scripts, ['<script type="module" nonce="NONCE123" src="https://file+.vscode-resource.test/ext/dist/webview/page.js">']);
+    assert.equal([...html.matchAll(/<link rel="stylesheet" href="https:\/\/file\+\.vscode-resource\.test[^"]+">/g)].length, 2);
+    assert.doesNotMatch(html, /<link rel="stylesheet" href="styles\.css">/);
+    const body = page === 'compare' ? '<body data-vq-init="' : '<body class="viewer" data-vq-init="';
+    assert.ok(html.includes(body), 'the body keeps its attributes and gets the start-up data');
+    const data = /<body[^>]* data-vq-init="([^"]*)">/.exec(html)![1];
+    assert.doesNotMatch(data, /[<>"]/);
+    const decoded = JSON.parse(data.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
+    assert.deepEqual(decoded, init);
+  });
+}
+
+test('a template without the parts to replace is refused', () => {
+  assert.throws(() => pageHtml({ ...assets('web/src/index.html'), template: '<html><body></body></html>' }, { page: 'viewer', file: NASTY, view: 'logical' }));
+});
+
+function layer(rank: number, name: string, sqnr: number | null): WeightLayer {
+  return {
+    entry: rank, rank, float_node: name, quant_node: `${name}_quant`, float_op_type: 'Conv', quant_op_type: 'QLinearConv', shape: [8, 9], parameters: 72,
+    batchnorm_folded: false, pre_quant_scale: false, output_rescale: false,
+    error: { mse: 1e-4, rmse: 1e-2, max_abs: 0.05, max_abs_at: [0, 0], sqnr_db: sqnr, cosine: 0.999, relative_l2: 0.01, mean_abs_lsb: 0.3, max_abs_lsb: 0.5 },
+    channels: { count: 8, range_spread: 2 },
+  } as unknown as WeightLayer;
+}
+
+const full = {
+  report: {
+    report: 'visualquant.compare', version: 1, argument_order_swapped: false,
+    float: { file: '<b>f</b>.onnx', size_bytes: 100, producer_name: 'pytorch', producer_version: '1.13', nodes: 3, logical_ops: 3, quantization_forms: [] },
+    quant: { file: 'q.onnx', size_bytes: 50, producer_name: '', producer_version: '', nodes: 9, logical_ops: 3, quantization_forms: ['qdq'] },
+    summary: { entries: 2, by_kind: { identical: 1, renamed: 0, fused: 1, lowered: 0, inserted: 0, removed: 0 }, mean_confidence: 0.9, fusions: 1,
+      weighted_ops_left_float: [], least_confident_entries: [1] },
+    mapping: [
+      { float: ['a'], quant: ['a'], float_ops: ['a'], quant_ops: ['a'], kind: 'identical', confidence: 1, evidence: ['weights'] },
+      { float: ['c', 'bn'], quant: ['<img src=x onerror=alert(1)>'], float_ops: ['c', 'bn'], quant_ops: ['<img src=x onerror=alert(1)>'], kind: 'fused', confidence: 0.8, evidence: ['bn fold'] },
+    ],
+    fusions: [{ pattern: 'Conv+BatchNormalization', entry: 1, float: ['c', 'bn'], quant: ['<img src=x onerror=alert(1)>'], verification: 'verified', detail: 'ok' }],
+    logical_graphs: { float: [], quant: [] },
+  } as unknown as CompareReport,
+  weights: { ranking: 'x', histogram_bins: 64, layers: [layer(1, '<script>alert(1)</script>', 12.5), layer(2, 'conv2', 41)] } as WeightsReport,
+  lint: [{ severity: 'warning', check: 'weight_asymmetric', node: '=cmd|calc', message: 'signed weight with zero points' }] as LintFinding[],
+};
+
+test('JSON: the report with its weights and lint, as `visualquant compare --json` writes it', () => {
+  const text = jsonReport(full);
+  assert.ok(text.endsWith('}\n'));
+  assert.deepEqual(JSON.parse(text), { ...full.report, weights: full.weights, lint: full.lint });
+});
+
+test('CSV: the layer table, worst first, as the page writes it', () => {
+  assert.equal(csvReport(full), layersToCsv(full.weights.layers));
+  assert.match(csvReport(full).split('\n')[0], /^Rank,Float node,Quantized node,Op/);
+});
+
+test('HTML: every model string escaped, damaged layers listed, no script allowed', () => {
+  const html = htmlReport(full, DEFAULT_SETTINGS, '0.1.0');
+  assert.doesNotMatch(html, /<script|<img/i);
+  assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+  assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
+  assert.match(html, /content="default-src 'none'; style-src 'unsafe-inline'"/);
+  const damaged = html.slice(html.indexOf('<h2>Damaged layers'), html.indexOf('<h2>Every quantized weight'));
+  assert.match(damaged, /12\.5/);
+  assert.doesNotMatch(damaged, /conv2/);
+  assert.match(html, /1 damaged<\/span> \(SQNR below 25 dB\)/);
+  assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+});
