@@ -513,7 +513,9 @@ class App {
   /** The full compare report, as `visualquant compare --json` writes it: alignment, weights, lint. */
   private async exportJson() {
     if (!this.report || !this.weights || !this.lint) return;
-    const weights = await this.core.request('weights', { detail: true }).promise;  // the table keeps only the summary
+    // The table keeps only the summary; the report has every layer's detail.
+    const bins = uiHost()?.options?.bins;
+    const weights = await this.core.request('weights', bins ? { bins, detail: true } : { detail: true }).promise;
     download(`${this.baseName()}-compare.json`, `${JSON.stringify({ ...this.report, weights, lint: this.lint }, null, 2)}\n`, 'application/json');
   }
 

@@ -96,7 +96,8 @@ export class ComparePanel {
   async fullReport(): Promise<FullReport> {
     if (!this.report) throw new Error('the comparison is still opening');
     const settings = this.env.settings();
-    const weights = await this.session.dispatcher.call('weights', { bins: settings.histogramBins });
+    // With every layer's detail (histograms, series): the page's table keeps only the summary.
+    const weights = await this.session.dispatcher.call('weights', { bins: settings.histogramBins, detail: true });
     const lint: LintFinding[] = await this.session.dispatcher.call('lint', {});
     return { report: this.report, weights, lint };
   }
