@@ -212,3 +212,20 @@ test('Compare with… from a model\'s viewer: the counterpart comes first in the
   await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 120000);
   assert.equal(await page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).count(), 2);
 });
+
+test('the comparison follows the editor\'s theme: a dark theme repaints the page and its graphs', async () => {
+  const frame = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 60000);
+  const theme = () => frame.evaluate(() => ({
+    kind: document.documentElement.dataset.theme,
+    graph: getComputedStyle(document.querySelector('#graph-float canvas')).getPropertyValue('--graph-bg').trim(),
+    editor: getComputedStyle(document.documentElement).getPropertyValue('--vscode-editor-background').trim(),
+  }));
+  const before = await theme();
+  assert.equal(before.kind, 'light');
+  await runCommand('Preferences: Toggle between Light/Dark Themes');
+  await frame.waitForFunction(() => document.documentElement.dataset.theme === 'dark', null, { timeout: 30000 });
+  const after = await theme();
+  assert.equal(after.graph, after.editor, 'the graph background is the editor\'s');
+  assert.notEqual(after.graph, before.graph);
+  await shot(page, '11-dark-theme');
+});
