@@ -83,13 +83,17 @@ const cameras = (frame) => frame.evaluate(() => ['float', 'quant'].map((s) => do
 
 test('Explorer: two .onnx files selected, right-click, Compare Quantization opens both graphs', async () => {
   await row('cnn').click();
-  await row('float.onnx').waitFor();
+  await row('quant.onnx').waitFor();
   await row('float.onnx').click();
   await row('quant.onnx').click({ modifiers: ['Control'] });
+  await page.waitForFunction(() => document.querySelectorAll('.explorer-folders-view .monaco-list-row[aria-selected="true"]').length === 2);
   await row('quant.onnx').click({ button: 'right' });
-  const item = page.getByRole('menuitem', { name: 'Compare Quantization', exact: true });
-  await item.waitFor({ timeout: 15000 });
-  await shot(page, '02-context-menu');
+  const item = page.locator('.monaco-menu .action-label', { hasText: /^Compare Quantization$/ });
+  try {
+    await item.waitFor({ timeout: 15000 });
+  } finally {
+    await shot(page, '02-context-menu');
+  }
   await item.click();
   compare = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 120000);
   for (const side of ['float', 'quant']) {
@@ -177,7 +181,6 @@ test('Swap: the core keeps the quantized model by its content, and the user is t
   assert.equal(await frame.textContent('#name-quant'), 'quant.onnx');
   assert.match(await frame.textContent('#summary'), /given in the other order/);
   await shot(page, '08-swap');
-  await page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear').first().click().catch(() => undefined);
 });
 
 test('Save the JSON Report… writes where the user chooses (the workspace by default): the CLI\'s report', async () => {
@@ -208,4 +211,21 @@ test('Compare with… from a model\'s viewer: the counterpart comes first in the
   await page.keyboard.press('Enter');
   await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 120000);
   assert.equal(await page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).count(), 2);
+});
+
+test('the comparison follows the editor\'s theme: a dark theme repaints the page and its graphs', async () => {
+  const frame = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 60000);
+  const theme = () => frame.evaluate(() => ({
+    kind: document.documentElement.dataset.theme,
+    graph: getComputedStyle(document.querySelector('#graph-float canvas')).getPropertyValue('--graph-bg').trim(),
+    editor: getComputedStyle(document.documentElement).getPropertyValue('--vscode-editor-background').trim(),
+  }));
+  const before = await theme();
+  assert.equal(before.kind, 'light');
+  await runCommand('Preferences: Toggle between Light/Dark Themes');
+  await frame.waitForFunction(() => document.documentElement.dataset.theme === 'dark', null, { timeout: 30000 });
+  const after = await theme();
+  assert.equal(after.graph, after.editor, 'the graph background is the editor\'s');
+  assert.notEqual(after.graph, before.graph);
+  await shot(page, '11-dark-theme');
 });
