@@ -8,9 +8,10 @@
 //   node vscode-extension/build.mjs [--package] [--tests DIR] [--wasm-dist DIR]
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleOptions, requireWasmBuild } from '../web/build_support.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
@@ -22,24 +23,11 @@ const wasmDist = arg('--wasm-dist') ?? process.env.VQ_WASM_DIST ?? path.join(roo
 const out = path.join(here, 'dist');
 const web = path.join(root, 'web/src');
 
-for (const f of ['visualquant.mjs', 'visualquant_core.mjs', 'visualquant_core.wasm']) {
-  if (!existsSync(path.join(wasmDist, f))) {
-    console.error(`[vscode] ${path.join(wasmDist, f)} is missing: build the wasm core first (scripts/build wasm)`);
-    process.exit(1);
-  }
-}
+requireWasmBuild(wasmDist, 'vscode');
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(path.join(out, 'webview'), { recursive: true });
-const common = {
-  bundle: true,
-  target: 'es2022',
-  minify: true,
-  sourcemap: true,
-  legalComments: 'linked',
-  logLevel: 'warning',
-  alias: { 'visualquant-core': path.join(wasmDist, 'visualquant.mjs') },
-};
+const common = bundleOptions(wasmDist);
 await Promise.all([
   build({
     ...common,

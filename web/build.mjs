@@ -3,9 +3,10 @@
 // wasm module next to it, the page and its styles. Needs the wasm build (build/wasm/dist).
 //   node web/build.mjs [--wasm-dist DIR] [--out DIR]
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleOptions, requireWasmBuild } from './build_support.mjs';
 
 const web = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(web);
@@ -16,26 +17,11 @@ const arg = (name, fallback) => {
 const wasmDist = arg('--wasm-dist', process.env.VQ_WASM_DIST ?? path.join(root, 'build/wasm/dist'));
 const out = arg('--out', path.join(web, 'dist'));
 
-for (const f of ['visualquant.mjs', 'visualquant_core.mjs', 'visualquant_core.wasm']) {
-  if (!existsSync(path.join(wasmDist, f))) {
-    console.error(`[web] ${path.join(wasmDist, f)} is missing: build the wasm core first (scripts/build wasm)`);
-    process.exit(1);
-  }
-}
+requireWasmBuild(wasmDist, 'web');
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-const common = {
-  bundle: true,
-  format: 'esm',
-  target: 'es2022',
-  minify: true,
-  sourcemap: true,
-  legalComments: 'linked',
-  logLevel: 'warning',
-  // The wasm wrapper's types come from wasm/visualquant.d.mts (tsconfig paths); its code from the build.
-  alias: { 'visualquant-core': path.join(wasmDist, 'visualquant.mjs') },
-};
+const common = { ...bundleOptions(wasmDist), format: 'esm' };
 await Promise.all([
   build({
     ...common,
