@@ -120,7 +120,9 @@ json inspect_report(const Model& m, const std::string& file_name) {
 
 // Strings from a model are arbitrary bytes: invalid UTF-8 is replaced (U+FFFD), never an error.
 std::string dump_report(const json& report) {
-  return report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  std::ostringstream out;  // the one format, written by write_report
+  write_report(out, report);
+  return out.str();
 }
 
 void write_report(std::ostream& out, const json& report) {
