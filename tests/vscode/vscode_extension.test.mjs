@@ -60,12 +60,22 @@ async function clickNode(frame, side, id) {
 
 /** Runs a command from the Command Palette (F1), the workbench focused first. */
 async function runCommand(title) {
-  await page.locator('.tabs-container .tab.active').click();
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  // The palette can close again while the workbench moves focus as it opens (seen on a fresh CI
+  // machine: its input went inert, then hidden): it is opened again, at most three times.
+  for (let attempt = 1; ; ++attempt) {
+    await page.locator('.tabs-container .tab.active').click();
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    try {
+      await input.waitFor();
+      await input.fill(`>${title}`, { timeout: 5000 });
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
+      break;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      await page.keyboard.press('Escape');
+    }
+  }
   await page.keyboard.press('Enter');
 }
 
