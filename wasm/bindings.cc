@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "layout/compound.h"
 #include "layout/groups.h"
 #include "layout/layout.h"
 #include "model/model_loader.h"
@@ -110,6 +111,7 @@ class Session : public ExternalFiles {
       vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
       vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
       comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
+      levels_ = vq::layout::LevelCache();
       return vq::dump_report(vq::comparison_report(*comparison_, false));
     });
   }
@@ -141,7 +143,7 @@ class Session : public ExternalFiles {
   // `visualquant layout FIRST SECOND --json -`) without loading and aligning again.
   CallResult comparisonLayout(const std::string& options_json) {
     return with_comparison([&](const vq::Comparison& c) {
-      return vq::dump_layout(vq::layout_pair_report(vq::layout_comparison(c, vq::layout_options_from_json(options_json))));
+      return vq::dump_layout(vq::layout_pair_report(vq::layout_comparison(c, vq::layout_options_from_json(options_json), &levels_)));
     });
   }
 
@@ -187,6 +189,7 @@ class Session : public ExternalFiles {
   }
  private:
   std::unique_ptr<vq::Comparison> comparison_;
+  vq::layout::LevelCache levels_;  // the open pair's laid-out levels: expanding a group reuses the rest
 };
 
 // One model opened for many layouts (vq::LayoutSession): the UI expanding and collapsing groups. The
@@ -249,11 +252,12 @@ class GraphLayout {
       options.share_trunks = o.value("shareTrunks", options.share_trunks);
       if (!o.value("stubs", true)) options.stub_min_span = 0;
       if (o.value("firstView", false)) options.collapsed = vq::layout::first_view_collapsed(graph, vq::layout::group_tree(graph));
-      result_ = vq::layout::layout(graph, options);
+      result_ = vq::layout::layout(graph, options, &levels_);
       const vq::layout::Stats& s = result_.stats;
       return nlohmann::json{{"width", result_.width},         {"height", result_.height},     {"layers", s.layers},
                             {"dummies", s.dummies},           {"crossings", s.crossings},     {"edgeLength", s.edge_length},
-                            {"reversed", s.reversed},         {"stubs", s.stubs},             {"selfLoops", s.self_loops}}
+                            {"reversed", s.reversed},         {"stubs", s.stubs},             {"selfLoops", s.self_loops},
+                            {"levels", s.levels}}
           .dump();
     });
   }
@@ -284,6 +288,7 @@ class GraphLayout {
 
  private:
   vq::layout::Result result_;
+  vq::layout::LevelCache levels_;  // levels of earlier runs: a graph run again with a group expanded reuses them
 };
 
 std::string version() { return VQ_VERSION; }

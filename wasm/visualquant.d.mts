@@ -280,7 +280,10 @@ export interface LayoutReport {
   height: number;
   stats: {
     nodes: number; edges: number; layers: number; dummies: number; crossings: number; edge_length: number;
-    reversed: number; stubs: number; self_loops: number; model_nodes: number; model_edges: number;
+    reversed: number; stubs: number; self_loops: number;
+    /** Levels laid out one by one (the top and each open group); 0: laid out in one piece. */
+    levels: number;
+    model_nodes: number; model_edges: number;
   };
   nodes: Array<LayoutModelNode | LayoutGroupNode>;
   edges: LayoutEdge[];
@@ -334,6 +337,8 @@ export interface LayoutResult {
   reversed: number;
   stubs: number;
   selfLoops: number;
+  /** Levels laid out one by one (the top and each open group); 0: laid out in one piece. */
+  levels: number;
   /** Per visible node: the input node, or -(group + 1) for a collapsed group. */
   ref: Int32Array;
   x: Float64Array;

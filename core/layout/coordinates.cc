@@ -184,11 +184,16 @@ Coordinates assign_coordinates(const LayeredGraph& g, const std::vector<double>&
   if (shared_band_height)
     for (std::int32_t l = 0; l < g.layer_count && static_cast<std::size_t>(l) < shared_band_height->size(); ++l)
       band_height[l] = std::max(band_height[l], (*shared_band_height)[l]);
+  // A pinned row (a group's port, alone in the first or last row) needs only room for its edges to
+  // fan out, not a full row gap.
+  const bool pinned_top = std::find_if(options.pin.begin(), options.pin.end(), [](std::int8_t p) { return p < 0; }) != options.pin.end();
+  const bool pinned_bottom = std::find_if(options.pin.begin(), options.pin.end(), [](std::int8_t p) { return p > 0; }) != options.pin.end();
   double top = 0;
   for (std::int32_t l = 0; l < g.layer_count; ++l) {
     c.band_top[l] = top;
     c.band_bottom[l] = top + band_height[l];
-    top = c.band_bottom[l] + options.rank_sep;
+    const bool port_gap = (l == 0 && pinned_top) || (l == g.layer_count - 2 && pinned_bottom);
+    top = c.band_bottom[l] + (port_gap ? std::min(options.port_sep, options.rank_sep) : options.rank_sep);
   }
   c.y.assign(n, 0);
   for (std::int32_t v = 0; v < n; ++v) c.y[v] = (c.band_top[g.layer[v]] + c.band_bottom[g.layer[v]]) / 2;

@@ -15,3 +15,13 @@ std::vector<std::uint8_t> find_reversed_edges(std::int32_t node_count, const std
                                               const std::vector<std::int32_t>& to, const std::vector<std::uint8_t>& ignore);
 
 }  // namespace vq::layout
+
+namespace vq::layout {
+
+// The strongly connected components (Tarjan's, with an explicit stack): per node, the index of its
+// component, numbered in the order components are completed. A node on no cycle is alone in its
+// component.
+std::vector<std::int32_t> strongly_connected_components(std::int32_t node_count, const std::vector<std::int32_t>& from,
+                                                        const std::vector<std::int32_t>& to);
+
+}  // namespace vq::layout

@@ -1,11 +1,14 @@
 #include "layout/layout.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <string>
 
 #include "layout/coordinates.h"
+#include "layout/compound.h"
 #include "layout/cycle_breaking.h"
+#include "layout/flat_layout.h"
 #include "layout/groups.h"
 #include "layout/layering.h"
 #include "layout/ordering.h"
@@ -13,9 +16,8 @@
 #include "util/error.h"
 
 namespace vq::layout {
-namespace {
 
-void check_input(const Graph& graph) {
+void check_graph(const Graph& graph) {
   const std::size_t n = graph.node_count();
   auto bad = [](const std::string& what) { throw Error(ErrorCode::Usage, "layout: " + what); };
   if (graph.height.size() != n) bad("width and height differ in length");
@@ -30,21 +32,45 @@ void check_input(const Graph& graph) {
       bad("edge " + std::to_string(e) + " names a node that does not exist");
 }
 
+namespace {
+
 // The graph as drawn (collapsed groups as nodes), before layering.
 struct Prepared {
   GroupTree tree;
   VisibleGraph vis;
   std::vector<std::uint8_t> loop;  // per visible edge: a self-loop, left out of the layering
+  std::vector<std::int8_t> pin;    // per visible node: options.pin of the node it draws
 };
 
 Prepared prepare(const Graph& graph, const Options& options) {
-  check_input(graph);
+  check_graph(graph);
   Prepared p;
   p.tree = group_tree(graph);
   p.vis = visible_graph(graph, p.tree, options);
   p.loop.resize(p.vis.edges.size());
   for (std::size_t e = 0; e < p.loop.size(); ++e) p.loop[e] = (p.vis.edges.flags[e] & kSelfLoop) ? 1 : 0;
+  p.pin.assign(p.vis.ref.size(), 0);
+  for (std::size_t v = 0; v < p.vis.ref.size(); ++v)
+    if (p.vis.ref[v] >= 0 && static_cast<std::size_t>(p.vis.ref[v]) < options.pin.size()) p.pin[v] = options.pin[p.vis.ref[v]];
   return p;
+}
+
+// Moves the pinned nodes into rows of their own, above (-1) or below (+1) every other node, and
+// renumbers the rows from 0.
+void apply_pins(std::vector<std::int32_t>& layers, const std::vector<std::int8_t>& pin) {
+  std::int32_t low = INT_MAX, high = INT_MIN;
+  for (std::size_t v = 0; v < layers.size(); ++v)
+    if (pin[v] == 0) {
+      low = std::min(low, layers[v]);
+      high = std::max(high, layers[v]);
+    }
+  if (low == INT_MAX) low = high = 0;
+  for (std::size_t v = 0; v < layers.size(); ++v) {
+    if (pin[v] < 0) layers[v] = low - 1;
+    if (pin[v] > 0) layers[v] = high + 1;
+  }
+  const std::int32_t top = layers.empty() ? 0 : *std::min_element(layers.begin(), layers.end());
+  for (std::int32_t& l : layers) l -= top;
 }
 
 // Marks the reversed edges and returns each edge's upper and lower end in the layering.
@@ -80,7 +106,7 @@ Result finish(Prepared& p, const std::vector<std::int32_t>& layers, const Option
   const VisibleGraph& vis = p.vis;
   EdgeSet& edges = p.vis.edges;
   const std::int32_t n = static_cast<std::int32_t>(vis.ref.size());
-  LayeredGraph g = build_layered_graph(vis.width, layers, edges, options);
+  LayeredGraph g = build_layered_graph(vis.width, layers, edges, options, p.pin);
   Result r;
   r.stats.crossings = order_layers(g, options);
   const Coordinates c = assign_coordinates(g, vis.height, options, band_height);
@@ -129,16 +155,18 @@ Result finish(Prepared& p, const std::vector<std::int32_t>& layers, const Option
 
 }  // namespace
 
-Result layout(const Graph& graph, const Options& options) {
+Result flat_layout(const Graph& graph, const Options& options) {
   Prepared p = prepare(graph, options);
   EdgeSet& edges = p.vis.edges;
   const std::int32_t n = static_cast<std::int32_t>(p.vis.ref.size());
   std::vector<std::int32_t> upper, lower;
   orient(edges, find_reversed_edges(n, edges.from, edges.to, p.loop), upper, lower);
-  return finish(p, assign_layers(n, upper, lower, p.loop), options);
+  std::vector<std::int32_t> layers = assign_layers(n, upper, lower, p.loop);
+  apply_pins(layers, p.pin);
+  return finish(p, layers, options);
 }
 
-PairedResult layout_pair(const Graph& a, const Graph& b, const std::vector<std::pair<std::int32_t, std::int32_t>>& matches,
+PairedResult flat_layout_pair(const Graph& a, const Graph& b, const std::vector<std::pair<std::int32_t, std::int32_t>>& matches,
                          const Options& options_a, const Options& options_b) {
   Prepared pa = prepare(a, options_a), pb = prepare(b, options_b);
   const std::int32_t na = static_cast<std::int32_t>(pa.vis.ref.size()), nb = static_cast<std::int32_t>(pb.vis.ref.size());
@@ -172,7 +200,11 @@ PairedResult layout_pair(const Graph& a, const Graph& b, const std::vector<std::
   std::vector<std::int32_t> upper, lower;
   EdgeSet joint_edges{from, to, std::vector<std::uint8_t>(from.size(), 0)};
   orient(joint_edges, reversed, upper, lower);
-  const std::vector<std::int32_t> layers = assign_layers(na + nb, upper, lower, ignore);
+  std::vector<std::int32_t> layers = assign_layers(na + nb, upper, lower, ignore);
+  std::vector<std::int8_t> joint_pin(static_cast<std::size_t>(na + nb), 0);
+  for (std::int32_t v = 0; v < na; ++v) joint_pin[joint[v]] |= pa.pin[v];
+  for (std::int32_t v = 0; v < nb; ++v) joint_pin[joint[na + v]] |= pb.pin[v];
+  apply_pins(layers, joint_pin);
 
   std::vector<std::int32_t> layers_a(na), layers_b(nb);
   for (std::int32_t v = 0; v < na; ++v) layers_a[v] = layers[joint[v]];
@@ -194,6 +226,16 @@ PairedResult layout_pair(const Graph& a, const Graph& b, const std::vector<std::
   for (const auto& [u, v] : joined)
     if (uses[u] == 1 && uses[v] == 1) out.matches.push_back({u, v - na});
   return out;
+}
+
+Result layout(const Graph& graph, const Options& options, LevelCache* cache) {
+  return has_open_groups(graph, options) ? compound_layout(graph, options, cache) : flat_layout(graph, options);
+}
+
+PairedResult layout_pair(const Graph& a, const Graph& b, const std::vector<std::pair<std::int32_t, std::int32_t>>& matches,
+                         const Options& options_a, const Options& options_b, LevelCache* cache) {
+  if (has_open_groups(a, options_a) || has_open_groups(b, options_b)) return compound_layout_pair(a, b, matches, options_a, options_b, cache);
+  return flat_layout_pair(a, b, matches, options_a, options_b);
 }
 
 }  // namespace vq::layout

@@ -1,5 +1,7 @@
 // The layered (Sugiyama-style) layout of a directed graph, top to bottom:
 //   groups.h          what is visible (collapsed groups become one node)
+//   compound.h        open groups laid out inside out: each interior once, as one box in its parent
+//   flat_layout.h     the pipeline below, on one graph (a whole ungrouped graph, or one level)
 //   cycle_breaking.h  edges reversed so the rest is acyclic
 //   layering.h        rows that keep edges short
 //   long_edges.cc     stubs for far readers of shared values, trunks of dummy nodes for long edges
@@ -18,9 +20,13 @@
 
 namespace vq::layout {
 
+class LevelCache;
+
 // Lays out `graph`; throws vq::Error(Usage) when an edge names a node that does not exist or the
-// sizes are not finite and non-negative.
-Result layout(const Graph& graph, const Options& options = {});
+// sizes are not finite and non-negative. A graph with open groups is laid out level by level
+// (compound.h); `cache`, when given, keeps the levels for the next call, so that expanding a group
+// lays out only that group's interior and the levels around it.
+Result layout(const Graph& graph, const Options& options = {}, LevelCache* cache = nullptr);
 
 // Two drawings side by side whose matched nodes sit in the same row (the float model and its
 // quantized version): both graphs are layered as one, each match (node of a, node of b) joining
@@ -34,6 +40,6 @@ struct PairedResult {
   std::vector<std::pair<std::int32_t, std::int32_t>> matches;  // the visible nodes joined (a's, b's)
 };
 PairedResult layout_pair(const Graph& a, const Graph& b, const std::vector<std::pair<std::int32_t, std::int32_t>>& matches,
-                         const Options& options_a = {}, const Options& options_b = {});
+                         const Options& options_a = {}, const Options& options_b = {}, LevelCache* cache = nullptr);
 
 }  // namespace vq::layout

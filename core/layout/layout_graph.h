@@ -48,6 +48,7 @@ struct Options {
   double node_sep = 24;   // horizontal gap between neighbouring boxes in a layer
   double edge_sep = 12;   // width a long edge takes where it passes a layer
   double rank_sep = 40;   // vertical gap between layers, where edges bend
+  double port_sep = 16;   // the gap below a pinned top row and above a pinned bottom row (see pin)
   double loop_size = 16;  // room on a node's right for its self-loops
   double group_padding = 10;
 
@@ -72,6 +73,12 @@ struct Options {
   // Groups drawn collapsed (one node each): empty = none (the flat view). Otherwise one flag per
   // group; a collapsed group hides everything inside it, nested groups included.
   std::vector<std::uint8_t> collapsed;
+
+  // Pinned nodes (graphs without groups only: the levels of a compound layout): -1 puts a node
+  // alone in a row above every other node, +1 alone in a row below them; 0 or absent: not pinned.
+  // A pinned node never sources stubs. The compound layout pins the ports where edges enter and
+  // leave a group's interior.
+  std::vector<std::int8_t> pin;
 };
 
 // Edge flags in the result.
@@ -90,6 +97,9 @@ struct Stats {
   std::int64_t reversed = 0;     // edges reversed to break cycles
   std::int64_t stubs = 0;
   std::int64_t self_loops = 0;
+  // Levels laid out one by one (compound.h: the top and each open group); 0 when the graph was laid
+  // out in one piece (no open groups, or groups that cannot be drawn apart, see compound.h).
+  std::int64_t levels = 0;
 };
 
 struct Result {

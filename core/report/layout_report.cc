@@ -123,7 +123,7 @@ PairedModelLayout layout_model_pair(Model first, Model second, std::string first
   return layout_comparison(*c, options);
 }
 
-PairedModelLayout layout_comparison(const Comparison& a, const ModelLayoutOptions& options) {
+PairedModelLayout layout_comparison(const Comparison& a, const ModelLayoutOptions& options, layout::LevelCache* levels) {
   PairedModelLayout out;
   out.float_name = a.float_name;
   out.quant_name = a.quant_name;
@@ -154,7 +154,7 @@ PairedModelLayout layout_comparison(const Comparison& a, const ModelLayoutOption
     const auto it = q.kind[i] == "op" ? values.end() : values.find({q.kind[i], q.id[i]});
     if (it != values.end()) matches.push_back({it->second, static_cast<std::int32_t>(i)});
   }
-  layout::PairedResult paired = layout::layout_pair(f.graph, q.graph, matches, float_engine, quant_engine);
+  layout::PairedResult paired = layout::layout_pair(f.graph, q.graph, matches, float_engine, quant_engine, levels);
   out.float_side.result = std::move(paired.a);
   out.quant_side.result = std::move(paired.b);
   out.matches = std::move(paired.matches);
@@ -180,7 +180,8 @@ json layout_report(const layout::ModelGraph& mg, const layout::Result& r, const 
                      {"layers", r.stats.layers},         {"dummies", r.stats.dummies},
                      {"crossings", r.stats.crossings},   {"edge_length", rounded(r.stats.edge_length)},
                      {"reversed", r.stats.reversed},     {"stubs", r.stats.stubs},
-                     {"self_loops", r.stats.self_loops}, {"model_nodes", mg.id.size()},
+                     {"self_loops", r.stats.self_loops}, {"levels", r.stats.levels},
+                     {"model_nodes", mg.id.size()},
                      {"model_edges", mg.badge.size()}};
 
   json nodes = json::array();
@@ -293,7 +294,7 @@ std::string LayoutSession::layout(const ModelLayoutOptions& options) {
     recent_.erase(recent_.begin());
   }
   recent_.push_back(key);
-  const layout::Result result = layout::layout(graph->second.graph, engine);
+  const layout::Result result = layout::layout(graph->second.graph, engine, &levels_);
   return cache_[key] = dump_layout(layout_report(graph->second, result, engine.collapsed, file_name_));
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "layout/compound.h"
 #include "layout/layout_graph.h"
 #include "layout/model_graph.h"
 #include "model/model.h"
@@ -60,7 +61,9 @@ PairedModelLayout layout_model_pair(Model first, Model second, std::string first
                                     const ModelLayoutOptions& options);
 // The same for a comparison already made (an open comparison laid out in several views without
 // aligning again).
-PairedModelLayout layout_comparison(const Comparison& comparison, const ModelLayoutOptions& options);
+// `levels`, when given, keeps laid-out levels between calls (layout/compound.h).
+PairedModelLayout layout_comparison(const Comparison& comparison, const ModelLayoutOptions& options,
+                                    layout::LevelCache* levels = nullptr);
 
 nlohmann::ordered_json layout_report(const ModelLayout& layout, const std::string& file_name);
 nlohmann::ordered_json layout_report(const layout::ModelGraph& graph, const layout::Result& result,
@@ -88,6 +91,7 @@ class LayoutSession {
   LogicalGraph logical_;
   std::map<int, layout::ModelGraph> graphs_;  // by view
   std::map<std::string, std::string> cache_;  // by the options that matter
+  layout::LevelCache levels_;                 // laid-out levels: a view reuses what it shares with the last ones
   std::vector<std::string> recent_;          // cache keys, least recently used first
 };
 

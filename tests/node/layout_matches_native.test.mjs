@@ -111,10 +111,15 @@ test('layoutGraph: collapsed groups, stubs and bad input', async () => {
     width: new Float64Array(n).fill(50), height: new Float64Array(n).fill(20), from, to,
     nodeGroup: [-1, ...Array.from({ length: 40 }, (_, i) => Math.floor(i / 10))], groupParent: [-1, -1, -1, -1],
   };
+  // Without groups, the far readers of the source get stubs; with them, the source feeds each group's
+  // box and a trunk inside it (the group spans are short), laid out level by level.
+  const ungrouped = core.layoutGraph({ ...graph, nodeGroup: undefined, groupParent: undefined });
+  assert.ok(Array.from(ungrouped.flags).some((f) => f & EdgeFlags.stub));
+  assert.equal(ungrouped.levels, 0);
   const flat = core.layoutGraph(graph);
   assert.equal(flat.x.length, n);
-  assert.ok(Array.from(flat.flags).some((f) => f & EdgeFlags.stub));
   assert.equal(flat.group.length, 4);
+  assert.equal(flat.levels, 5);
   const collapsed = core.layoutGraph(graph, { collapsed: [1, 1, 0, 1] });
   assert.equal(collapsed.x.length, 1 + 3 + 10);
   assert.ok(Array.from(collapsed.flags).some((f) => f & EdgeFlags.aggregate));

@@ -225,6 +225,38 @@ std::vector<std::string> layout_problems(const layout::Graph& graph, const layou
   return problems.list();
 }
 
+std::vector<std::string> group_problems(const layout::Result& r) {
+  Problems problems;
+  std::vector<Box> groups;
+  for (std::size_t i = 0; i < r.group.size(); ++i)
+    groups.push_back(Box{r.group_x[i], r.group_y[i], r.group_x[i] + r.group_w[i], r.group_y[i] + r.group_h[i]});
+  auto within = [](const Box& in, const Box& out) {
+    return in.left >= out.left - kEps && in.right <= out.right + kEps && in.top >= out.top - kEps && in.bottom <= out.bottom + kEps;
+  };
+  auto apart = [](const Box& a, const Box& b) {
+    return a.right <= b.left + kEps || b.right <= a.left + kEps || a.bottom <= b.top + kEps || b.bottom <= a.top + kEps;
+  };
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    for (std::size_t j = i + 1; j < groups.size(); ++j)
+      if (!apart(groups[i], groups[j]) && !within(groups[i], groups[j]) && !within(groups[j], groups[i]))
+        problems.add("group overlap", "groups " + std::to_string(r.group[i]) + " and " + std::to_string(r.group[j]));
+  auto node_box = [&](std::size_t v) { return Box{r.x[v] - r.w[v] / 2, r.y[v] - r.h[v] / 2, r.x[v] + r.w[v] / 2, r.y[v] + r.h[v] / 2}; };
+  for (std::size_t v = 0; v < r.node_count(); ++v)
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      if (!apart(node_box(v), groups[i]) && !within(node_box(v), groups[i]))
+        problems.add("group overlap", "node " + std::to_string(v) + " and group " + std::to_string(r.group[i]));
+  for (std::size_t e = 0; e < r.edge_count(); ++e)
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      if (within(node_box(r.from[e]), groups[i]) || within(node_box(r.to[e]), groups[i])) continue;
+      for (std::int32_t p = r.point_begin[e] + 1; p < r.point_begin[e + 1]; ++p) {
+        if ((r.flags[e] & layout::kStub) && p == r.point_begin[e] + 2) continue;
+        if (enters(r.points[2 * p - 2], r.points[2 * p - 1], r.points[2 * p], r.points[2 * p + 1], groups[i]))
+          problems.add("route through group", "edge " + std::to_string(e) + " through group " + std::to_string(r.group[i]));
+      }
+    }
+  return problems.list();
+}
+
 bool same_layout(const layout::Result& a, const layout::Result& b) {
   return a.ref == b.ref && a.x == b.x && a.y == b.y && a.w == b.w && a.h == b.h && a.layer == b.layer && a.from == b.from &&
          a.to == b.to && a.first_edge == b.first_edge && a.count == b.count && a.flags == b.flags &&

@@ -19,6 +19,11 @@ namespace vq::test {
 
 std::vector<std::string> layout_problems(const layout::Graph& graph, const layout::Options& options, const layout::Result& r);
 
+// What a compound layout (open groups laid out level by level) adds: group boxes are nested or
+// apart, never partly overlapping; a node box is wholly inside or wholly outside each group box;
+// a route crosses into a group box only when one of its ends is inside it.
+std::vector<std::string> group_problems(const layout::Result& r);
+
 // Exactly equal, array by array (determinism).
 bool same_layout(const layout::Result& a, const layout::Result& b);
 

@@ -7,8 +7,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 
+#include "layout/compound.h"
 #include "layout/crossings.h"
 #include "layout/cycle_breaking.h"
 #include "layout/groups.h"
@@ -124,6 +126,8 @@ void check(const Graph& g, const Options& options = {}) {
     return all;
   }());
   BOOST_TEST(test::same_layout(r, layout(g, options)), "a second run gives another layout");
+  const std::vector<std::string> group_problems = test::group_problems(r);
+  BOOST_TEST(group_problems.empty(), group_problems.front());
 }
 
 }  // namespace
@@ -428,6 +432,140 @@ BOOST_AUTO_TEST_CASE(groups_and_collapsed_views_on_both_sides) {
   BOOST_TEST(test::layout_problems(a, collapsed, p.a).empty());
   BOOST_TEST(test::layout_problems(b, {}, p.b).empty());
   for (const auto& [u, v] : p.matches) BOOST_TEST(p.a.y[u] == p.b.y[v]);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(compound)
+
+// The levels a view lays out anew, and the ones it takes from the cache.
+struct CacheUse {
+  std::size_t laid_out, reused;
+};
+CacheUse use_of(LevelCache& cache, const std::function<void()>& view) {
+  const std::size_t hits = cache.hits(), misses = cache.misses();
+  view();
+  return {cache.misses() - misses, cache.hits() - hits};
+}
+
+BOOST_AUTO_TEST_CASE(expanding_a_group_lays_out_its_interior_and_the_levels_around_it_only) {
+  Graph g = transformer_like(8);  // per layer: the layer, its attention and its MLP group
+  // Levels with equal contents are laid out once (the cache sees no difference): sizes that differ
+  // from layer to layer make every level its own here.
+  for (std::size_t v = 0; v < g.node_count(); ++v) g.width[v] = 60 + static_cast<double>(v);
+  LevelCache cache;
+  Options view;
+  view.collapsed.assign(g.group_count(), 0);
+  const std::int32_t third_layer = 6, its_attention = 7;
+  view.collapsed[its_attention] = 1;
+  const Result before = layout(g, view, &cache);
+  BOOST_TEST(test::layout_problems(g, view, before).empty());
+  BOOST_TEST(test::group_problems(before).empty());
+
+  view.collapsed[its_attention] = 0;
+  Result after;
+  const CacheUse expand = use_of(cache, [&] { after = layout(g, view, &cache); });
+  // Laid out: the attention group's interior, the layer around it and the top level; the other 22
+  // open groups come from the cache.
+  BOOST_TEST(expand.laid_out == 3u);
+  BOOST_TEST(expand.reused == 22u);
+  BOOST_TEST(test::same_layout(after, layout(g, view)), "the cached levels give what a fresh layout gives");
+
+  view.collapsed[its_attention] = 1;
+  Result again;
+  const CacheUse collapse = use_of(cache, [&] { again = layout(g, view, &cache); });
+  BOOST_TEST(collapse.laid_out == 0u);
+  BOOST_TEST(test::same_layout(again, before));
+  BOOST_TEST(third_layer == g.group_parent[its_attention]);
+}
+
+BOOST_AUTO_TEST_CASE(repeated_blocks_are_laid_out_once) {
+  LevelCache cache;
+  const Graph g = transformer_like(8);
+  const CacheUse first = use_of(cache, [&] { layout(g, {}, &cache); });
+  // Eight equal layers: one attention and one MLP interior, one layer level (and the last layer's,
+  // whose output nothing reads: it has no out-port), and the top level; 20 of 25 levels reused.
+  BOOST_TEST(first.laid_out == 5u);
+  BOOST_TEST(first.reused == 20u);
+}
+
+BOOST_AUTO_TEST_CASE(sibling_groups_never_overlap_and_edges_run_between_them) {
+  for (const Graph& g : {transformer_like(12), resnet_like(30)}) {
+    const Result r = layout(g);
+    BOOST_TEST(r.group.size() == g.group_count());
+    const std::vector<std::string> problems = test::group_problems(r);
+    BOOST_TEST(problems.empty(), problems.front());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_node_data_leaves_a_group_for_and_returns_from_is_drawn_inside_it) {
+  // a0 -> x -> a1 with a0, a1 in group A and x outside any group (a fused op that lost its scope).
+  Graph g;
+  const std::int32_t group = g.add_group(kNoGroup);
+  g.node_group = {kNoGroup, group, kNoGroup, group, kNoGroup};
+  for (int i = 0; i < 5; ++i) g.add_node(60, 28);
+  for (auto [a, b] : {std::pair{0, 1}, {1, 2}, {2, 3}, {3, 4}}) g.add_edge(a, b);
+  const Result r = layout(g);
+  BOOST_TEST(test::layout_problems(g, {}, r).empty());
+  BOOST_TEST(test::group_problems(r).empty());
+  BOOST_TEST(r.stats.reversed == 0);
+  BOOST_REQUIRE(r.group.size() == 1u);
+  BOOST_TEST(r.y[2] > r.group_y[0]);
+  BOOST_TEST(r.y[2] < r.group_y[0] + r.group_h[0]);
+}
+
+BOOST_AUTO_TEST_CASE(interleaved_groups_are_still_drawn_with_every_property) {
+  // a0 -> b0 -> a1 -> b1: no order of two boxes keeps every edge pointing down.
+  Graph g;
+  const std::int32_t a = g.add_group(kNoGroup), b = g.add_group(kNoGroup);
+  g.node_group = {a, b, a, b};
+  for (int i = 0; i < 4; ++i) g.add_node(60, 28);
+  for (auto [x, y] : {std::pair{0, 1}, {1, 2}, {2, 3}}) g.add_edge(x, y);
+  const Result r = layout(g);
+  BOOST_TEST(test::layout_problems(g, {}, r).empty());
+  BOOST_TEST(r.stats.reversed == 0);
+}
+
+BOOST_AUTO_TEST_CASE(paired_groups_share_their_rows_inside) {
+  const Graph a = transformer_like(6);
+  Graph b = transformer_like(6);
+  for (double& w : b.width) w += 20;  // the quantized side's labels are longer
+  std::vector<std::pair<std::int32_t, std::int32_t>> matches;
+  for (std::int32_t v = 0; v < static_cast<std::int32_t>(a.node_count()); ++v) matches.push_back({v, v});
+  LevelCache cache;
+  const PairedResult p = layout_pair(a, b, matches, {}, {}, &cache);
+  BOOST_TEST(test::layout_problems(a, {}, p.a).empty());
+  BOOST_TEST(test::layout_problems(b, {}, p.b).empty());
+  BOOST_TEST(test::group_problems(p.a).empty());
+  BOOST_TEST(test::group_problems(p.b).empty());
+  BOOST_TEST(p.matches.size() == a.node_count());
+  for (const auto& [u, v] : p.matches) BOOST_TEST(p.a.y[u] == p.b.y[v]);
+  BOOST_REQUIRE(p.a.group == p.b.group);
+  for (std::size_t i = 0; i < p.a.group.size(); ++i) {
+    BOOST_TEST(p.a.group_y[i] == p.b.group_y[i]);
+    BOOST_TEST(p.a.group_h[i] == p.b.group_h[i]);
+  }
+  const PairedResult again = layout_pair(a, b, matches, {}, {}, &cache);
+  BOOST_TEST(test::same_layout(p.a, again.a));
+  BOOST_TEST(test::same_layout(p.b, again.b));
+}
+
+BOOST_AUTO_TEST_CASE(strongly_connected_components_without_recursion) {
+  // Two cycles joined by one edge, a self-contained node, and a 100,000-node cycle.
+  const std::vector<std::int32_t> c = strongly_connected_components(5, {0, 1, 1, 2, 3}, {1, 0, 2, 3, 2});
+  BOOST_TEST(c[0] == c[1]);
+  BOOST_TEST(c[2] == c[3]);
+  BOOST_TEST(c[0] != c[2]);
+  BOOST_TEST(c[4] != c[0]);
+  BOOST_TEST(c[4] != c[2]);
+  const std::int32_t n = 100000;
+  std::vector<std::int32_t> from(n), to(n);
+  for (std::int32_t v = 0; v < n; ++v) {
+    from[v] = v;
+    to[v] = (v + 1) % n;
+  }
+  const std::vector<std::int32_t> big = strongly_connected_components(n, from, to);
+  BOOST_TEST(std::count(big.begin(), big.end(), big[0]) == n);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

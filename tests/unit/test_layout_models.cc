@@ -72,6 +72,8 @@ BOOST_AUTO_TEST_CASE(every_fixture_in_every_view_has_the_layout_properties) {
           used.collapsed = l.collapsed;
           const auto problems = layout_problems(l.graph.graph, used, l.result);
           BOOST_TEST(problems.empty(), joined(problems));
+          const auto group_overlaps = group_problems(l.result);  // open groups laid out level by level
+          BOOST_TEST(group_overlaps.empty(), joined(group_overlaps));
           // Every group collapsed, nested ones inside collapsed ones included.
           layout::Options all_collapsed;
           all_collapsed.collapsed.assign(l.graph.graph.group_count(), 1);
@@ -240,6 +242,7 @@ BOOST_AUTO_TEST_CASE(options_from_json) {
 }
 
 BOOST_AUTO_TEST_CASE(paired_layouts_put_matched_ops_in_the_same_rows) {
+  int by_levels = 0, in_one_piece = 0;  // sides with open groups
   for (const auto& entry : std::filesystem::directory_iterator(env_dir("VQ_PAIRS_DIR"))) {
     const std::string pair = entry.path().filename().string();
     for (const auto view : {layout::ModelView::Logical, layout::ModelView::Nodes}) {
@@ -254,6 +257,15 @@ BOOST_AUTO_TEST_CASE(paired_layouts_put_matched_ops_in_the_same_rows) {
           used.collapsed = side->collapsed;
           const auto problems = layout_problems(side->graph.graph, used, side->result);
           BOOST_TEST(problems.empty(), joined(problems));
+          // Laid out level by level, groups stay apart; a pair whose groups do not correspond is
+          // laid out in one piece (rows first), where they may not.
+          if (side->result.stats.levels > 0) {
+            const auto group_overlaps = group_problems(side->result);
+            BOOST_TEST(group_overlaps.empty(), joined(group_overlaps));
+            ++by_levels;
+          } else if (!side->result.group.empty()) {
+            ++in_one_piece;
+          }
         }
         for (const auto& [f, q] : p.matches) BOOST_TEST(p.float_side.result.y[f] == p.quant_side.result.y[q]);
         const std::string once = dump_layout(layout_pair_report(p));
@@ -266,6 +278,8 @@ BOOST_AUTO_TEST_CASE(paired_layouts_put_matched_ops_in_the_same_rows) {
       }
     }
   }
+  BOOST_TEST_MESSAGE(by_levels << " sides laid out level by level, " << in_one_piece << " in one piece");
+  BOOST_TEST(by_levels > 3 * in_one_piece);
 }
 
 BOOST_AUTO_TEST_CASE(a_layout_session_gives_what_layout_model_gives_and_keeps_sizes) {
