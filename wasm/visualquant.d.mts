@@ -267,6 +267,9 @@ export interface LayoutGroup {
   state: 'expanded' | 'collapsed' | 'hidden';
   /** x, y (top-left), w, h of an open group with something visible inside. */
   box: [number, number, number, number] | null;
+  /** An open group drawn without a box: its ops sit among other groups' (one module used at
+   *  several places, such as a ResNet block's shared `relu`). */
+  scattered?: true;
 }
 
 /** The `visualquant.layout` report, version 1. */
@@ -388,7 +391,9 @@ export class VisualQuant {
   /** JSON text of a LayoutPairReport, in either argument order; throws VisualQuantError. */
   layoutPair(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
              options?: Omit<LayoutOptions, 'nodeSizes' | 'groupSizes'>, externalFiles?: Record<string, Uint8Array>): string;
-  /** The layout engine on a plain graph; throws VisualQuantError ('usage') for edges to missing nodes or bad sizes. */
+  /** The layout engine on a plain graph; throws VisualQuantError ('usage') for edges to missing nodes or bad sizes.
+   *  Laid-out levels are kept between calls: a call that only expands or collapses groups of the last
+   *  graph lays out just the levels that changed. */
   layoutGraph(graph: LayoutGraph, options?: LayoutGraphOptions): LayoutResult;
 }
 

@@ -194,7 +194,10 @@ export class VisualQuant {
     const write = this.heapWriter(held);
     const toHeap = (array) => (array ? write(bytesOf(array)) : 0);
     const { collapsed, ...engine } = options;
-    const runner = new m.GraphLayout();
+    // One engine per module, kept: its level cache makes a second call that expands a group lay out
+    // only that group's interior and the levels around it.
+    this.graphLayout ??= new m.GraphLayout();
+    const runner = this.graphLayout;
     try {
       const groupSizes = graph.groupWidth && graph.groupHeight ? interleave(Float64Array, graph.groupWidth, graph.groupHeight) : null;
       const collapsedFlags = collapsed && collapsed !== 'firstView' ? Uint8Array.from(collapsed) : null;
@@ -209,7 +212,6 @@ export class VisualQuant {
       for (const name of RESULT_ARRAYS) result[name] = runner.array(name).slice();
       return result;
     } finally {
-      runner.delete();
       for (const p of held) m._free(p);
     }
   }

@@ -74,10 +74,11 @@ struct Side {
   std::vector<Result> drawn;                      // per level
   std::vector<double> box_w, box_h;               // per open group
   std::vector<std::int32_t> in_slot, out_slot;    // per level: the port's index, or -1
-  bool tangled = false;                           // groups that no level order can keep apart
+  std::vector<std::int32_t> up;                   // per group: the group its box is drawn in (skips scattered ones)
+  std::vector<std::uint8_t> scattered;            // per group: open, but drawn without a box (see scatter)
 
   std::int32_t container(std::int32_t v) const { return where[v]; }
-  std::int32_t parent(std::int32_t g) const { return tree.parent[g]; }
+  std::int32_t parent(std::int32_t g) const { return up[g]; }
   std::int32_t group_depth(std::int32_t g) const { return g == kNoGroup ? 0 : depth[g]; }
   std::size_t levels() const { return tree.parent.size() + 1; }
 };
@@ -146,12 +147,33 @@ void walk_edge(const Side& s, std::size_t e, Climb climb, Cross cross, Sink sink
   for (auto it = descent.rbegin(); it != descent.rend(); ++it) sink(it->first, it->second);
 }
 
-// Makes every group convex where it can: a node that data leaves a group for and comes back from
-// (ONNX Runtime's fused LayerNormalization, Gelu or Attention lose their scope, and sit between two
-// ops of one layer) is drawn inside that group, since nothing else can draw the group as one box
-// with every edge pointing down. Repeats until no level has a cycle through a box; cycles through
-// two or more boxes (groups interleaved with each other) mark the side tangled.
-void adopt_until_convex(Side& s) {
+// Scattered groups are drawn without a box: its members join the level around it. For a module
+// used at several places (torchvision's ResNet applies one `relu` three times in a block), whose
+// scope holds ops far apart with other scopes between them.
+void scatter(Side& s, const std::vector<std::int32_t>& groups) {
+  for (std::int32_t g : groups) {
+    s.scattered[g] = 1;
+    s.open[g] = 0;
+  }
+  // Parents first (tree order), so each group's `up` is final before its children read it.
+  for (std::int32_t k : s.tree.order) {
+    std::int32_t u = s.up[k];
+    if (u != kNoGroup && s.scattered[u]) u = s.up[u];
+    s.up[k] = u;
+    s.depth[k] = u == kNoGroup ? 1 : s.depth[u] + 1;
+  }
+  for (std::int32_t& w : s.where)
+    if (w != kNoGroup && s.scattered[w]) w = s.up[w];
+}
+
+// Makes every group convex: a node that data leaves a group for and comes back from (ONNX
+// Runtime's fused LayerNormalization, Gelu or Attention lose their scope, and sit between two ops of
+// one layer) is drawn inside that group, since nothing else can draw the group as one box with every
+// edge pointing down. Groups on a cycle with each other (one module's ops scattered among other
+// scopes) are scattered: first those whose ops have no edge between them, then, if there are none,
+// all of them.
+// Repeats until no level has a cycle through a box.
+void make_groups_convex(Side& s) {
   for (;;) {
     place_items(s);
     std::vector<std::int32_t> first(s.levels() + 1, 0);
@@ -159,15 +181,18 @@ void adopt_until_convex(Side& s) {
     auto global = [&](std::int32_t level, std::int32_t code) {
       return first[level] + (is_box(code) ? s.box_slot[box_group(code)] : s.slot[code]);
     };
-    std::vector<std::int32_t> from, to;
+    std::vector<std::int32_t> from, to, inside(s.levels(), 0);
     for (std::size_t e = 0; e < s.vis.edges.size(); ++e)
       if (s.vis.edges.from[e] != s.vis.edges.to[e])
         walk_edge(s, e, [](std::int32_t, std::int32_t) {}, [&](std::int32_t level, std::int32_t a, std::int32_t b) {
           from.push_back(global(level, a));
           to.push_back(global(level, b));
+          ++inside[level];
         }, [](std::int32_t, std::int32_t) {});
     const std::vector<std::int32_t> component = strongly_connected_components(first.back(), from, to);
-    std::vector<std::int32_t> size(first.back(), 0), boxes(first.back(), 0), box_of(first.back(), kNoGroup);
+    // A module used at several places: ops in one scope with no edge between them.
+    auto scattered_module = [&](std::int32_t g) { return s.items[level_of(g)].size() > 1 && inside[level_of(g)] == 0; };
+    std::vector<std::int32_t> size(first.back(), 0), boxes(first.back(), 0), box_of(first.back(), kNoGroup), loose(first.back(), 0);
     for (std::size_t level = 0; level < s.levels(); ++level)
       for (std::size_t i = 0; i < s.items[level].size(); ++i) {
         const std::int32_t c = component[first[level] + i], code = s.items[level][i];
@@ -175,21 +200,24 @@ void adopt_until_convex(Side& s) {
         if (is_box(code)) {
           ++boxes[c];
           box_of[c] = box_group(code);
+          if (scattered_module(box_group(code))) ++loose[c];
         }
       }
-    bool adopted = false;
-    s.tangled = false;
+    bool changed = false;
+    std::vector<std::int32_t> to_scatter;
     for (std::size_t level = 0; level < s.levels(); ++level)
       for (std::size_t i = 0; i < s.items[level].size(); ++i) {
         const std::int32_t c = component[first[level] + i], code = s.items[level][i];
         if (size[c] < 2 || boxes[c] == 0) continue;
-        if (boxes[c] > 1) s.tangled = true;
-        else if (code >= 0) {
+        if (boxes[c] == 1 && code >= 0) {
           s.where[code] = box_of[c];
-          adopted = true;
+          changed = true;
+        } else if (boxes[c] > 1 && is_box(code) && (loose[c] == 0 || scattered_module(box_group(code)))) {
+          to_scatter.push_back(box_group(code));
         }
       }
-    if (!adopted) return;
+    scatter(s, to_scatter);
+    if (!changed && to_scatter.empty()) return;
   }
 }
 
@@ -201,13 +229,15 @@ Side make_side(const Graph& graph, const Options& options) {
   s.vis = visible_graph(graph, s.tree, options);
   s.where = s.vis.container;
   const std::size_t groups = s.tree.parent.size();
+  s.up = s.tree.parent;
   s.depth.assign(groups, 1);
   for (std::int32_t g : s.tree.order)
     if (s.parent(g) != kNoGroup) s.depth[g] = s.depth[s.parent(g)] + 1;
+  s.scattered.assign(groups, 0);
   s.open.assign(groups, 0);
   for (std::int32_t g : s.where)
     for (; g != kNoGroup && !s.open[g]; g = s.parent(g)) s.open[g] = 1;
-  adopt_until_convex(s);
+  make_groups_convex(s);
 
   // Each visible edge climbs from its source's level to the lowest level holding both ends (leaving
   // each group by its out-port), crosses there, and descends to its target (entering by in-ports).
@@ -281,7 +311,46 @@ void set_drawn(Side& s, std::int32_t level, Result drawn) {
   s.drawn[level] = std::move(drawn);
 }
 
+// A group with one thing inside and no edge within (an op in a scope of its own, as PyTorch names
+// every op) is that thing with padding around it: no ports, no rows of its own. Edges reach the
+// thing straight through the padding.
+bool single_item(const Side& s, std::int32_t level) {
+  if (level == 0 || s.items[level].size() != 1) return false;
+  const LevelEdges& edges = s.edges[level];
+  for (std::size_t e = 0; e < edges.from.size(); ++e)
+    if (edges.from[e] != kIn && edges.to[e] != kOut) return false;  // a self-loop needs a real layout
+  return true;
+}
+
+Result single_item_drawing(const Side& s, std::int32_t level) {
+  const std::int32_t code = s.items[level][0];
+  Result r;
+  r.ref = {0};
+  r.w = {is_box(code) ? s.box_w[box_group(code)] : s.vis.width[code]};
+  r.h = {is_box(code) ? s.box_h[box_group(code)] : s.vis.height[code]};
+  r.x = {r.w[0] / 2};
+  r.y = {r.h[0] / 2};
+  r.layer = {0};
+  r.width = r.w[0];
+  r.height = r.h[0];
+  r.point_begin.push_back(0);
+  const LevelEdges& edges = s.edges[level];
+  for (std::size_t e = 0; e < edges.from.size(); ++e) {
+    r.flags.push_back(0);
+    r.points.insert(r.points.end(), {r.x[0], edges.from[e] == kIn ? 0.0 : r.height});  // the thing's top or bottom
+    r.point_begin.push_back(static_cast<std::int32_t>(r.points.size() / 2));
+  }
+  return r;
+}
+
+// The visible node a code stands for when it is one, or a box holding one through single-item groups.
+std::int32_t node_within(const Side& s, std::int32_t code) {
+  while (is_box(code) && single_item(s, level_of(box_group(code)))) code = s.items[level_of(box_group(code))][0];
+  return code;
+}
+
 void lay_out_level(Side& s, std::int32_t level, LevelCache* cache) {
+  if (single_item(s, level)) return set_drawn(s, level, single_item_drawing(s, level));
   Options options;
   const Graph g = level_graph(s, level, false, options);
   std::vector<double> key{0};
@@ -397,6 +466,8 @@ Result compose(const Side& s) {
   r.width = s.drawn[0].width;
   r.height = s.drawn[0].height;
   r.stats.levels = 1 + std::count(s.open.begin(), s.open.end(), 1);
+  for (std::size_t g = 0; g < s.scattered.size(); ++g)
+    if (s.scattered[g]) r.scattered.push_back(static_cast<std::int32_t>(g));
   return r;
 }
 
@@ -490,6 +561,13 @@ std::vector<PairedLevel> pair_levels(const Side& a, const Side& b, const std::ve
 
 void lay_out_paired(Side& a, Side& b, const PairedLevel& level, std::vector<std::pair<std::int32_t, std::int32_t>>& matches,
                     LevelCache* cache) {
+  if (single_item(a, level.a) && single_item(b, level.b)) {
+    const std::int32_t x = node_within(a, a.items[level.a][0]), y = node_within(b, b.items[level.b][0]);
+    if (x >= 0 && y >= 0 && !level.joined.empty()) matches.push_back({x, y});
+    set_drawn(a, level.a, single_item_drawing(a, level.a));
+    set_drawn(b, level.b, single_item_drawing(b, level.b));
+    return;
+  }
   const bool ports = level.a > 0;
   Options options_a, options_b;
   const Graph ga = level_graph(a, level.a, ports, options_a), gb = level_graph(b, level.b, ports, options_b);
@@ -511,9 +589,13 @@ void lay_out_paired(Side& a, Side& b, const PairedLevel& level, std::vector<std:
   }
   const std::vector<std::int32_t>& items_a = a.items[level.a];
   const std::vector<std::int32_t>& items_b = b.items[level.b];
-  for (const auto& [x, y] : drawn->matches)
-    if (static_cast<std::size_t>(x) < items_a.size() && static_cast<std::size_t>(y) < items_b.size() && items_a[x] >= 0 && items_b[y] >= 0)
-      matches.push_back({items_a[x], items_b[y]});
+  // Joined nodes share a row; so does a node held by a single-item group joined with its partner
+  // (everything in such a group is centred on its box).
+  for (const auto& [x, y] : drawn->matches) {
+    if (static_cast<std::size_t>(x) >= items_a.size() || static_cast<std::size_t>(y) >= items_b.size()) continue;
+    const std::int32_t u = node_within(a, items_a[x]), v = node_within(b, items_b[y]);
+    if (u >= 0 && v >= 0) matches.push_back({u, v});
+  }
   set_drawn(a, level.a, drawn->a);
   set_drawn(b, level.b, drawn->b);
 }
@@ -535,7 +617,6 @@ bool has_open_groups(const Graph& graph, const Options& options) {
 
 Result compound_layout(const Graph& graph, const Options& options, LevelCache* cache) {
   Side s = make_side(graph, options);
-  if (s.tangled) return flat_layout(graph, options);
   for (auto it = s.tree.order.rbegin(); it != s.tree.order.rend(); ++it)
     if (s.open[*it]) lay_out_level(s, level_of(*it), cache);
   lay_out_level(s, 0, cache);
@@ -545,7 +626,6 @@ Result compound_layout(const Graph& graph, const Options& options, LevelCache* c
 PairedResult compound_layout_pair(const Graph& a, const Graph& b, const std::vector<std::pair<std::int32_t, std::int32_t>>& matches,
                                   const Options& options_a, const Options& options_b, LevelCache* cache) {
   Side sa = make_side(a, options_a), sb = make_side(b, options_b);
-  if (sa.tangled || sb.tangled) return flat_layout_pair(a, b, matches, options_a, options_b);
   std::vector<std::pair<std::int32_t, std::int32_t>> visible;
   for (const auto& [i, j] : matches) {
     if (i < 0 || j < 0 || static_cast<std::size_t>(i) >= a.node_count() || static_cast<std::size_t>(j) >= b.node_count())
@@ -582,6 +662,7 @@ PairedResult compound_layout_pair(const Graph& a, const Graph& b, const std::vec
   out.a = compose(sa);
   out.b = compose(sb);
   std::sort(out.matches.begin(), out.matches.end());
+  out.matches.erase(std::unique(out.matches.begin(), out.matches.end()), out.matches.end());
   return out;
 }
 

@@ -4,14 +4,16 @@
 // everything in the group, edges to outside leave at a port below. The parent level then places the
 // group as one box of the interior's size. So sibling groups never overlap, edges between groups run
 // between the boxes, and a level whose inputs did not change is taken from the cache: expanding a
-// group lays out that group's interior and the levels that enclose it, nothing else.
+// group lays out that group's interior and the levels that enclose it, nothing else. Groups are made
+// convex first (see make_groups_convex in compound.cc): a node between two of a group's ops joins
+// the group, and scopes scattered among each other are drawn without boxes (Result::scattered).
 //
 // Paired layouts (the float and the quantized graph side by side) pair the groups whose members
 // the matches join (mutual best), level by level from the top, and lay out each pair of interiors
 // jointly: matched nodes share a row, and both interiors come out equally tall, so their boxes share
 // rows in the parent too. When the two sides' groups do not correspond (fewer than half the matches
 // reach a paired level where both ends are drawn), rows would be lost: the flat joint layout is used
-// instead, with groups as boxes around their members.
+// instead, with groups as boxes around their members (stats.levels is then 0).
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,8 @@ bool has_open_groups(const Graph& graph, const Options& options);
 // cache holds more than `capacity_nodes` laid-out nodes.
 class LevelCache {
  public:
-  explicit LevelCache(std::size_t capacity_nodes = std::size_t{1} << 20) : capacity_(capacity_nodes) {}
+  // A 50,000-node graph fully open fits, with room for other views of it; a wasm heap stays small.
+  explicit LevelCache(std::size_t capacity_nodes = std::size_t{1} << 18) : capacity_(capacity_nodes) {}
   const PairedResult* find(const std::vector<double>& key);
   const PairedResult& store(std::vector<double> key, PairedResult value);
   std::size_t hits() const { return hits_; }

@@ -119,6 +119,10 @@ struct Result {
   // Boxes of the expanded groups that have visible members: group id and x, y (top-left), w, h.
   std::vector<std::int32_t> group;
   std::vector<double> group_x, group_y, group_w, group_h;
+  // Open groups drawn without a box, their members among the level around them: scopes whose ops are
+  // scattered between other scopes (one module used at several places), which no box can hold
+  // without an edge pointing up. Group ids, ascending.
+  std::vector<std::int32_t> scattered;
 
   double width = 0, height = 0;  // extent of the drawing; coordinates start at (0, 0)
   Stats stats;

@@ -253,6 +253,7 @@ json layout_report(const layout::ModelGraph& mg, const layout::Result& r, const 
     } else {
       group["box"] = nullptr;
     }
+    if (std::binary_search(r.scattered.begin(), r.scattered.end(), static_cast<std::int32_t>(g))) group["scattered"] = true;
     groups.push_back(std::move(group));
   }
   report["groups"] = std::move(groups);

@@ -514,6 +514,23 @@ BOOST_AUTO_TEST_CASE(a_node_data_leaves_a_group_for_and_returns_from_is_drawn_in
   BOOST_TEST(r.y[2] < r.group_y[0] + r.group_h[0]);
 }
 
+BOOST_AUTO_TEST_CASE(a_scope_used_at_several_places_is_drawn_without_a_box) {
+  // One block as torchvision's ResNet exports it: block > {conv1, relu, conv2}, where the one `relu`
+  // module is applied twice: conv1 -> relu -> conv2 -> relu.
+  Graph g;
+  const std::int32_t block = g.add_group(kNoGroup), conv1 = g.add_group(block), relu = g.add_group(block), conv2 = g.add_group(block);
+  g.node_group = {kNoGroup, conv1, relu, conv2, relu, kNoGroup};
+  for (int i = 0; i < 6; ++i) g.add_node(60, 28);
+  for (int i = 0; i + 1 < 6; ++i) g.add_edge(i, i + 1);
+  const Result r = layout(g);
+  BOOST_TEST(test::layout_problems(g, {}, r).empty());
+  BOOST_TEST(test::group_problems(r).empty());
+  BOOST_TEST(r.stats.reversed == 0);
+  BOOST_TEST(r.stats.levels == 4);  // the top, the block, conv1 and conv2
+  BOOST_TEST(r.scattered == std::vector<std::int32_t>{relu});
+  BOOST_TEST(r.group.size() == 3u);  // block, conv1, conv2
+}
+
 BOOST_AUTO_TEST_CASE(interleaved_groups_are_still_drawn_with_every_property) {
   // a0 -> b0 -> a1 -> b1: no order of two boxes keeps every edge pointing down.
   Graph g;
@@ -523,7 +540,9 @@ BOOST_AUTO_TEST_CASE(interleaved_groups_are_still_drawn_with_every_property) {
   for (auto [x, y] : {std::pair{0, 1}, {1, 2}, {2, 3}}) g.add_edge(x, y);
   const Result r = layout(g);
   BOOST_TEST(test::layout_problems(g, {}, r).empty());
+  BOOST_TEST(test::group_problems(r).empty());
   BOOST_TEST(r.stats.reversed == 0);
+  BOOST_TEST(!r.scattered.empty());  // at least one of the two is drawn without a box
 }
 
 BOOST_AUTO_TEST_CASE(paired_groups_share_their_rows_inside) {
