@@ -108,7 +108,9 @@ json tensor_summary(const Model& m, const Tensor& t) {
   out["elements"] = t.element_count;
   out["storage"] = storage_name(t.storage);
   if (t.storage == TensorStorage::Strings) {
-    out["values"] = capped_list(t.strings, capped_string);
+    json values = json::array();
+    for (std::size_t i = 0; i < t.strings.size() && i < kNodeTensorValues; ++i) values.push_back(capped_string(t.strings[i]));
+    out["values"] = values;
     return out;
   }
   const std::uint64_t shown = std::min<std::uint64_t>(t.element_count, kNodeTensorValues);
