@@ -302,8 +302,12 @@ async function pickInQuickPick(relative) {
 
 const pairTabs = () => page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).count();
 
+/** Marks the pages shown now, so that a page found later is a new one (an old tab's frame may be detached any moment). */
+const markOldFrames = () => Promise.all(page.frames().map((f) => f.evaluate(() => { window.__vqOld = true; }).catch(() => undefined)));
+
 test('Compare Quantization… from the Command Palette asks for both models and opens the comparison', async () => {
   const before = await pairTabs();
+  await markOldFrames();
   await runCommand('VisualQuant: Compare Quantization…');
   await pickInQuickPick('cnn/quant.onnx');
   // The second pick offers the likely counterpart first: the float model of the same folder.
@@ -312,7 +316,7 @@ test('Compare Quantization… from the Command Palette asks for both models and 
   assert.match(await first.textContent(), /float\.onnx.*cnn/);
   await shot(page, '12-palette-second-pick');
   await page.keyboard.press('Enter');
-  const frame = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float')
+  const frame = await webviewFrame(page, () => !window.__vqOld && document.body.dataset.state === 'ready' && !!document.getElementById('graph-float')
     && document.querySelectorAll('#graph-float li[data-id]').length > 0, 120000);
   assert.equal(await frame.textContent('#name-float'), 'float.onnx');
   assert.match(await frame.textContent('#summary'), new RegExp(`${reference.summary.entries} matches`));
