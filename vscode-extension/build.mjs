@@ -3,7 +3,8 @@
 //   core_worker.mjs   the core's worker thread: the web page's Web Worker script with Node globals, the wasm wrapper bundled in
 //   visualquant_core.wasm
 //   webview/          the two pages: compare (the web UI with the VS Code host) and viewer (one model), their
-//                     templates and styles; no code splitting, so every script is the one the page's nonce allows
+//                     templates (compare.html; viewer_parts.html, what the viewer puts into it) and styles; no
+//                     code splitting, so every script is the one the page's nonce allows
 // and, with --package, the .vsix (@vscode/vsce) in build/vscode/; with --tests DIR, the unit tests bundled into DIR.
 //   node vscode-extension/build.mjs [--package] [--tests DIR] [--wasm-dist DIR]
 import { build } from 'esbuild';
@@ -62,7 +63,7 @@ await Promise.all([
 ]);
 copyFileSync(path.join(wasmDist, 'visualquant_core.wasm'), path.join(out, 'visualquant_core.wasm'));
 copyFileSync(path.join(web, 'index.html'), path.join(out, 'webview/compare.html'));
-copyFileSync(path.join(here, 'src/webview/viewer.html'), path.join(out, 'webview/viewer.html'));
+copyFileSync(path.join(here, 'src/webview/viewer_parts.html'), path.join(out, 'webview/viewer_parts.html'));  // with compare.html: the viewer's page
 copyFileSync(path.join(here, 'src/webview/vscode.css'), path.join(out, 'webview/vscode.css'));
 console.log(`[vscode] built ${path.relative(root, out)}`);
 

@@ -17,6 +17,7 @@
 #include "report/comparison.h"
 #include "report/inspect_report.h"
 #include "report/layout_report.h"
+#include "report/node_detail.h"
 #include "report/weights_report.h"
 #include "util/error.h"
 
@@ -52,6 +53,27 @@ CallResult guarded_call(F&& work) {
 struct NotFound : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// guarded_call for lazy questions: one about something absent is error code "not_found".
+template <typename F>
+CallResult lookup_call(F&& work) {
+  try {
+    return guarded_call(work);
+  } catch (const NotFound& e) {
+    CallResult r;
+    r.error_code = "not_found";
+    r.error_message = e.what();
+    return r;
+  }
+}
+
+// A node's detail as JSON text; a node the model lacks is "not_found".
+std::string node_json(const vq::Model& model, const std::string& id_or_name, const std::string& file_name) {
+  std::string error;
+  const vq::NodeId id = vq::find_node(model, id_or_name, error);
+  if (id == vq::kNone) throw NotFound(error);
+  return vq::dump_report(vq::node_report(model, id, file_name));
+}
 
 template <typename T>
 emscripten::val view(const std::vector<T>& v) {
@@ -135,6 +157,16 @@ class Session : public ExternalFiles {
     });
   }
 
+  // One node's detail (report/node_detail.h) on either side, by id or unique name, byte-identical
+  // to `visualquant inspect MODEL --node NAME --json` (error code "not_found").
+  CallResult node(const std::string& side, const std::string& id_or_name) {
+    return with_comparison([&](const vq::Comparison& c) {
+      if (side != "float" && side != "quant") throw vq::Error(vq::ErrorCode::Usage, "side must be 'float' or 'quant'");
+      const bool f = side == "float";
+      return node_json(f ? c.float_model : c.quant_model, id_or_name, f ? c.float_name : c.quant_name);
+    });
+  }
+
   CallResult lint() {
     return with_comparison([&](const vq::Comparison& c) { return vq::dump_report(vq::lint_report(c)); });
   }
@@ -155,13 +187,7 @@ class Session : public ExternalFiles {
       r.error_message = "open() a comparison first";
       return r;
     }
-    try {
-      return guarded_call([&] { return work(*comparison_); });
-    } catch (const NotFound& e) {
-      r.error_code = "not_found";
-      r.error_message = e.what();
-      return r;
-    }
+    return lookup_call([&] { return work(*comparison_); });
   }
 
   // The layout of one model, byte-identical to `visualquant layout MODEL --json -` with the same
@@ -202,6 +228,14 @@ class ModelLayouts : public ExternalFiles {
       session_ = std::make_unique<vq::LayoutSession>(vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_),
                                                      file_name);
       return std::string();
+    });
+  }
+
+  // One node's detail, as Session::node for the open comparison.
+  CallResult node(const std::string& id_or_name) {
+    return lookup_call([&] {
+      if (!session_) throw vq::Error(vq::ErrorCode::Usage, "no model is open");
+      return node_json(session_->model(), id_or_name, session_->file_name());
     });
   }
 
@@ -310,13 +344,15 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("weightLayer", &Session::weightLayer)
       .function("weights", &Session::weights)
       .function("lint", &Session::lint)
+      .function("node", &Session::node)
       .function("layout", &Session::layout)
       .function("comparisonLayout", &Session::comparisonLayout)
       .function("layoutPair", &Session::layoutPair);
   emscripten::class_<ModelLayouts, emscripten::base<ExternalFiles>>("ModelLayouts")
       .constructor<>()
       .function("open", &ModelLayouts::open)
-      .function("view", &ModelLayouts::view);
+      .function("view", &ModelLayouts::view)
+      .function("node", &ModelLayouts::node);
   emscripten::class_<GraphLayout>("GraphLayout")
       .constructor<>()
       .function("run", &GraphLayout::run)

@@ -5,7 +5,7 @@ export type VisualQuantErrorCode =
   | 'usage' | 'io' | 'empty_input' | 'not_onnx' | 'truncated' | 'too_deep' | 'payload_size_mismatch'
   | 'invalid_shape' | 'shape_too_large' | 'unsafe_external_path' | 'missing_external_file'
   | 'external_range_out_of_file' | 'graph_cycle' | 'dangling_input' | 'duplicate_value_name'
-  | 'unknown_element_type' | 'wrong_data_field' | 'out_of_memory';
+  | 'unknown_element_type' | 'wrong_data_field' | 'out_of_memory' | 'not_found';
 
 export class VisualQuantError extends Error {
   readonly code: VisualQuantErrorCode;
@@ -62,6 +62,107 @@ export interface InspectReport {
     quantized_weight_types: Record<string, number>;
   };
   warnings: Array<{ source: 'checker' | 'shape_inference' | 'loader'; message: string }>;
+}
+
+/** A tensor summarised: element type, dims, where its bytes are, its first values (at most 16). */
+export interface NodeTensorSummary {
+  name: string;
+  element_type: string;
+  dims: number[];
+  elements: number;
+  storage: 'inline' | 'typed_field' | 'external' | 'empty' | 'strings';
+  /** Numbers (NaN and infinities as 'nan', 'inf', '-inf'), booleans, strings, or [real, imaginary]. */
+  values: Array<number | boolean | string | [number | string, number | string]>;
+}
+
+/** An attribute's tensor that could not be read (its bytes disagree with its type and dims). */
+export interface NodeTensorError {
+  name: string;
+  error: string;
+}
+
+/** A body held in a graph attribute: its name, path in the model and how many nodes it holds directly. */
+export interface NodeGraphSummary {
+  name: string;
+  path: string;
+  nodes: number;
+}
+
+export interface NodeSparseSummary {
+  element_type: string | null;
+  dims: number[];
+  stored_values: number;
+}
+
+export type NodeAttributeValue =
+  | number | string | NodeTensorSummary | NodeTensorError | NodeGraphSummary | NodeSparseSummary | null
+  | Array<number | string | NodeTensorSummary | NodeTensorError | NodeGraphSummary | NodeSparseSummary | null>;
+
+export interface NodeAttribute {
+  name: string;
+  type: 'float' | 'int' | 'string' | 'tensor' | 'graph' | 'sparse_tensor' | 'type_proto' | 'floats' | 'ints' | 'strings'
+    | 'tensors' | 'graphs' | 'sparse_tensors' | 'type_protos' | 'undefined';
+  /** Lists: at most 64 entries (`count` is the full length); strings: at most 4096 bytes. */
+  value: NodeAttributeValue;
+  count?: number;
+  /** The full length of a string value that was cut. */
+  value_length?: number;
+  ref_attr_name?: string;
+}
+
+export interface NodeRef {
+  id: string;
+  op_type: string;
+}
+
+export interface NodeInput {
+  index: number;
+  /** '' for an omitted optional input (source 'omitted', nothing else). */
+  name: string;
+  element_type?: string | null;
+  shape?: Array<number | string | null> | null;
+  source: 'graph_input' | 'initializer' | 'node' | 'outer_scope' | 'omitted';
+  /** Set when the value comes from an enclosing graph (its path; '' is the main graph). */
+  from_graph?: string;
+  producer?: NodeRef;
+  /** An initializer's or a Constant node's value. */
+  tensor?: NodeTensorSummary;
+}
+
+export interface NodeOutput {
+  index: number;
+  name: string;
+  omitted?: true;
+  element_type?: string | null;
+  shape?: Array<number | string | null> | null;
+  graph_output?: boolean;
+  consumer_count?: number;
+  /** At most 64; readers inside nested bodies carry their graph's path. */
+  consumers?: Array<NodeRef & { graph?: string }>;
+}
+
+/** The `visualquant.node` report, version 1: one node's detail (`visualquant inspect MODEL --node NAME --json`). */
+export interface NodeReport {
+  report: 'visualquant.node';
+  version: 1;
+  file: string;
+  id: string;
+  name: string;
+  op_type: string;
+  /** '' for ai.onnx. */
+  domain: string;
+  doc_string: string;
+  doc_string_length?: number;
+  graph: {
+    /** '' for the main graph, '<owner id>/<attribute>' for a body. */
+    path: string;
+    name: string;
+    /** The bodies it sits in, outermost first. */
+    scope: Array<{ node: string; op_type: string; attribute: string }>;
+  };
+  attributes: NodeAttribute[];
+  inputs: NodeInput[];
+  outputs: NodeOutput[];
 }
 
 export type MappingKind = 'identical' | 'renamed' | 'fused' | 'lowered' | 'inserted' | 'removed';
@@ -370,6 +471,8 @@ export interface LayoutResult {
 export interface ModelLayoutViews {
   /** JSON text of a LayoutReport, the same as VisualQuant.layout gives for these options. */
   view(options?: LayoutOptions): string;
+  /** JSON text of a NodeReport, by node id or unique name; throws VisualQuantError('not_found'). */
+  node(nodeName: string): string;
   /** Frees the model; view() must not be called afterwards. */
   close(): void;
 }
@@ -405,6 +508,8 @@ export class OpenComparison {
   weightLayer(nodeId: string, bins?: number): string;
   /** JSON text of the WeightsReport; detail: false leaves out histograms, per-channel series, code counts and outlier indices. */
   weights(bins?: number, options?: { detail?: boolean }): string;
+  /** JSON text of a NodeReport of one side's node, by id or unique name; throws VisualQuantError('not_found'). */
+  node(side: 'float' | 'quant', nodeName: string): string;
   /** JSON text of the LintFinding list. */
   lint(): string;
   /**

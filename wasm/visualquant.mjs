@@ -158,6 +158,8 @@ export class VisualQuant {
           for (const p of scratch) m._free(p);
         }
       },
+      /** One node's detail (JSON text), as OpenComparison.node for this model. */
+      node: (nodeName) => unwrap(layouts.node(nodeName)),
       close,
     };
   }
@@ -245,6 +247,14 @@ export class OpenComparison {
    */
   weights(bins = 0, { detail = true } = {}) {
     return unwrap(this.session.weights(bins, detail));
+  }
+
+  /**
+   * One node's detail on one side (JSON text, byte-identical to `visualquant inspect MODEL --node NAME
+   * --json`): by node id, or by name when one node has it. Throws VisualQuantError('not_found').
+   */
+  node(side, nodeName) {
+    return unwrap(this.session.node(side, nodeName));
   }
 
   /** The quantization lint (JSON text). */

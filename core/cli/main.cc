@@ -1,5 +1,5 @@
 // visualquant: the command-line face of the core.
-//   visualquant inspect MODEL [--json] [--max-elements N]
+//   visualquant inspect MODEL [--node NAME] [--json] [--max-elements N]
 //   visualquant compare FLOAT QUANT [--json FILE]
 //   visualquant weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]
 //   visualquant layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--json FILE]
@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "report/comparison.h"
 #include "report/inspect_report.h"
 #include "report/layout_report.h"
+#include "report/node_detail.h"
 #include "report/weights_report.h"
 #include "util/format.h"
 #include "util/error.h"
@@ -32,9 +34,11 @@ const char* kUsage =
     "usage: visualquant <command> [options]\n"
     "\n"
     "commands:\n"
-    "  inspect MODEL [--json] [--max-elements N]\n"
+    "  inspect MODEL [--node NAME] [--json] [--max-elements N]\n"
     "      Summarise one ONNX model: producer, opsets, node counts by op type, weights by element\n"
     "      type and where they live, quantization forms seen, checker and shape-inference warnings.\n"
+    "      --node NAME       one node's detail instead (by id, or by name when it is unique): op,\n"
+    "                        attributes, inputs and outputs with types and shapes, graph scope\n"
     "      --json            print the versioned JSON report instead of the table\n"
     "      --max-elements N  refuse tensors with more than N elements (default 2^34)\n"
     "  compare FLOAT QUANT [--json FILE]\n"
@@ -132,14 +136,32 @@ std::unique_ptr<vq::Comparison> compare_files(const std::vector<std::string>& mo
   return vq::run_comparison(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]));
 }
 
+// `inspect --node`: one node's detail; a node the model lacks is a usage error (exit 2), like an
+// unknown layer for `weights --layer`.
+int print_node(const vq::Model& model, const std::string& node, const std::string& file_name, bool as_json) {
+  std::string error;
+  const vq::NodeId id = vq::find_node(model, node, error);
+  if (id == vq::kNone) {
+    std::cerr << "visualquant: " << error << '\n';
+    return kExitUsage;
+  }
+  const auto report = vq::node_report(model, id, file_name);
+  std::cout << (as_json ? vq::dump_report(report) : vq::node_text(report));
+  return kExitOk;
+}
+
 int run_inspect(const std::vector<std::string>& args) {
   std::string model_path;
+  std::optional<std::string> node;
   bool as_json = false;
   vq::LoadOptions options;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--json") {
       as_json = true;
+    } else if (a == "--node") {
+      if (i + 1 == args.size()) return usage_error("--node needs a node id or name");
+      node = args[++i];
     } else if (a == "--max-elements") {
       if (i + 1 == args.size()) return usage_error("--max-elements needs a number");
       try {
@@ -158,6 +180,7 @@ int run_inspect(const std::vector<std::string>& args) {
   if (model_path.empty()) return usage_error("inspect needs a model file");
   return guarded(&model_path, [&] {
     const vq::Model model = vq::load_model_file(model_path, options);
+    if (node) return print_node(model, *node, base_name(model_path), as_json);
     const auto report = vq::inspect_report(model, base_name(model_path));
     std::cout << (as_json ? vq::dump_report(report) : vq::inspect_text(report));
     return kExitOk;

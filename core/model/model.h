@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/external_data.h"
+#include "model/skeleton.h"
 #include "model/tensor.h"
 #include "util/bytes.h"
 
@@ -116,6 +117,9 @@ class Model {
   SharedBytes bytes;
   std::unique_ptr<onnx::ModelProto> proto;
   std::shared_ptr<const ExternalDataSource> external;
+  // Where the skeleton's stripped payloads sit in `bytes`: a tensor left in the skeleton (a node
+  // attribute's tensor, summarised on demand by report/node_detail.h) is read through them.
+  std::vector<PayloadSpan> payload_spans;
 };
 
 }  // namespace vq

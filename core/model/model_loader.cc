@@ -74,6 +74,7 @@ Model load_model(SharedBytes bytes, std::shared_ptr<const ExternalDataSource> ex
   ctx.external = m.external.get();
   ctx.limits = options.limits;
   build_graphs(m, ctx);
+  m.payload_spans = std::move(skeleton.payloads);
   return m;
 }
 

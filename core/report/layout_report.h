@@ -83,6 +83,9 @@ class LayoutSession {
   LayoutSession(Model model, std::string file_name);
   // The layout JSON (as dump_layout of layout_report), the same bytes as layout_model gives.
   std::string layout(const ModelLayoutOptions& options);
+  // The loaded model, for other questions about it (a node's detail) without loading it again.
+  const Model& model() const { return model_; }
+  const std::string& file_name() const { return file_name_; }
 
  private:
   static constexpr std::size_t kCachedViews = 16;

@@ -13,6 +13,8 @@ CONV = '<script>window.__pwned=1;alert(1)</script>'
 RELU = '<img src=x onerror="window.__pwned=2;alert(2)">'
 OUT = '"><svg onload="window.__pwned=3;alert(3)">'
 IN = "<iframe src=javascript:alert(4)>"
+# The Conv's doc string, shown by the detail panel's node detail.
+DOC = '<img src=x onerror="window.__pwned=7;alert(7)"><script>window.__pwned=8</script>'
 
 
 def models():
@@ -24,7 +26,7 @@ def models():
     conv_out = '<b onmouseover=alert(5)>conv</b>'
 
     float_graph = helper.make_graph(
-        [helper.make_node('Conv', [IN, 'W<svg>', 'B'], [conv_out], name=CONV),
+        [helper.make_node('Conv', [IN, 'W<svg>', 'B'], [conv_out], name=CONV, doc_string=DOC),
          helper.make_node('Relu', [conv_out], [OUT], name=RELU)],
         '<h1>float graph</h1>', [x], [y],
         [numpy_helper.from_array(w, 'W<svg>'), numpy_helper.from_array(b, 'B')])
@@ -36,7 +38,7 @@ def models():
         [helper.make_node('QuantizeLinear', [IN, 'x_scale', 'x_zp'], ['x_q'], name=f'{IN}_QuantizeLinear'),
          helper.make_node('DequantizeLinear', ['x_q', 'x_scale', 'x_zp'], ['x_dq'], name=f'{IN}_DequantizeLinear'),
          helper.make_node('DequantizeLinear', ['W<svg>_quantized', 'W<svg>_scale', 'W<svg>_zp'], ['W_dq'], name='W<svg>_DequantizeLinear', axis=0),
-         helper.make_node('Conv', ['x_dq', 'W_dq', 'B'], [conv_out], name=CONV),
+         helper.make_node('Conv', ['x_dq', 'W_dq', 'B'], [conv_out], name=CONV, doc_string=DOC),
          helper.make_node('Relu', [conv_out], [OUT], name=RELU)],
         '<h1>quant graph</h1>', [x], [y],
         [numpy_helper.from_array(np.array(0.02, np.float32), 'x_scale'), numpy_helper.from_array(np.array(128, np.uint8), 'x_zp'),

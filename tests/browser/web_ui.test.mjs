@@ -249,6 +249,44 @@ test('a weighted op shows the weight charts (histograms and per-channel error), 
   await page.close();
 });
 
+test('the detail panel shows each side\'s node detail (attributes, types, shapes) and per-channel scales, as the CLI reports them', async () => {
+  const page = await openPair();
+  // A one-to-one Conv whose quantized weight is per channel, with its scales listed in the report.
+  const convs = reference.logical_graphs.quant.filter((op) => op.op_type === 'Conv' && op.quantization?.weight?.granularity === 'per_channel'
+    && op.quantization.weight.scales);
+  const entry = reference.mapping.find((e) => e.quant_ops.length === 1 && e.float_ops.length >= 1 && convs.some((op) => op.nodes.includes(e.quant_ops[0])));
+  assert.ok(entry, 'the pair has a per-channel Conv');
+  await clickNode(page, 'quant', entry.quant_ops[0]);
+  const ids = { quant: entry.quant_ops[0], float: (await selectedIds(page, 'float')).find((id) => entry.float_ops.includes(id)) };
+  for (const side of ['float', 'quant']) {
+    const box = `#detail .node-detail[data-side="${side}"][data-node="${ids[side]}"]`;
+    await page.waitForSelector(`${box}[data-loaded="true"]`, { timeout: 30000 });
+    const want = JSON.parse(spawnSync(cli, ['inspect', pairFile(PAIR, `${side}.onnx`), '--node', ids[side], '--json'], { encoding: 'utf8' }).stdout);
+    assert.ok(want.attributes.length > 0, `${side} ${ids[side]} has attributes`);
+    for (const a of want.attributes) {
+      const row = await page.textContent(`${box} [data-field="attributes"] tr[data-key="${a.name}"]`);
+      assert.ok(row.startsWith(a.name + a.type), `${side} attribute ${a.name}: ${row}`);
+      if (a.type === 'ints') assert.ok(row.includes(a.value.join(', ')), `${side} ${a.name} values: ${row}`);
+    }
+    const shape = (v) => `${v.element_type ?? '?'} [${(v.shape ?? ['?']).map((d) => d ?? '?').join(' × ')}]`;
+    const rows = await page.$$eval(`${box} [data-field="inputs"] tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    assert.deepEqual(rows.map((r) => r[0]), want.inputs.map((i) => i.name));
+    assert.deepEqual(rows.map((r) => r[1]), want.inputs.map(shape));
+    const outs = await page.$$eval(`${box} [data-field="outputs"] tbody tr`, (trs) => trs.map((tr) => tr.children[1].textContent));
+    assert.deepEqual(outs, want.outputs.map(shape));
+  }
+  // The quantized weight's scales and zero points, plotted along the channel axis.
+  await page.waitForSelector('#detail [data-field="quant-params"][data-loaded="true"] figure[data-chart="quant-scales"] canvas');
+  const op = convs.find((o) => o.nodes.includes(ids.quant));
+  assert.match(await page.textContent('#detail figure[data-chart="quant-scales"] figcaption'), new RegExp(`\\(${op.quantization.weight.scales.length} channels\\)`));
+  await page.locator('#detail .node-detail[data-side="quant"]').scrollIntoViewIfNeeded();
+  await screenshot(page, '09c-node-detail');
+  await page.locator('#detail [data-field="quant-params"]').scrollIntoViewIfNeeded();
+  await screenshot(page, '09d-quant-params');
+  await assertClean(page);
+  await page.close();
+});
+
 test('the layer table sorts, filters, and a row selects the layer in both graphs', async () => {
   const page = await openPair();
   const rows = () => page.$$eval('#layer-table tbody tr', (trs) => trs.map((tr) => Number(tr.dataset.entry)));
@@ -403,6 +441,14 @@ test('model strings with HTML and script payloads render as text and run nothing
   assert.deepEqual(await selectedIds(page, 'quant'), [conv]);
   assert.equal(await page.textContent('#detail [data-field="name"]'), conv);
   await page.waitForSelector('#detail [data-field="weight-charts"][data-loaded="true"]');
+  // The node detail of both sides: doc string, input names and producers as text.
+  for (const side of ['float', 'quant']) {
+    const box = `#detail .node-detail[data-side="${side}"][data-loaded="true"]`;
+    await page.waitForSelector(box);
+    assert.equal(await page.textContent(`${box} [data-field="doc"]`), '<img src=x onerror="window.__pwned=7;alert(7)"><script>window.__pwned=8</script>');
+    assert.equal(await page.textContent(`${box} [data-field="outputs"] tbody th`), '<b onmouseover=alert(5)>conv</b>');
+  }
+  assert.match(await page.textContent('#detail .node-detail[data-side="float"] [data-field="inputs"] tbody'), /<iframe src=javascript:alert\(4\)>/);
   assert.equal(await page.textContent(`#layer-table tbody tr td:nth-child(2)`), conv);
   await clickNode(page, 'quant', relu);
   assert.equal(await page.textContent('#detail [data-field="name"]'), relu);

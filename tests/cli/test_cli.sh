@@ -29,6 +29,16 @@ grep -q "error \[truncated\]" /tmp/vq_cli_err.$$ || { echo "FAIL: stderr lacks t
 expect_exit 3 "missing file" "$vq" inspect "$fx/does-not-exist.onnx"
 expect_exit 3 "a folder is not a model" "$vq" inspect "$fx"
 expect_exit 3 "element limit" "$vq" inspect --max-elements 10 "$fx/examples/float.onnx"
+expect_exit 0 "inspect --node prints one node's detail" "$vq" inspect "$fx/valid/subgraph_scopes.onnx" --node uses_two_scopes
+grep -q "Loop outer_loop > body > If inner_if > then_branch" /tmp/vq_cli_out.$$ && grep -q "v_in  float32 \[2\]  from graph_input (enclosing graph)" /tmp/vq_cli_out.$$ ||
+  { echo "FAIL: node text lacks its graph or an input"; failures=$((failures + 1)); }
+expect_exit 0 "inspect --node --json prints the node report" "$vq" inspect --json "$fx/valid/subgraph_scopes.onnx" --node inner_if
+grep -q '"report": "visualquant.node"' /tmp/vq_cli_out.$$ && grep -q '"name": "then_branch"' /tmp/vq_cli_out.$$ ||
+  { echo "FAIL: no node JSON"; failures=$((failures + 1)); }
+expect_exit 2 "inspect --node of an unknown node" "$vq" inspect "$fx/examples/float.onnx" --node no_such_node
+grep -q "no node has the id or name 'no_such_node'" /tmp/vq_cli_err.$$ || { echo "FAIL: unknown node not named"; failures=$((failures + 1)); }
+expect_exit 2 "--node needs a name" "$vq" inspect "$fx/examples/float.onnx" --node
+expect_exit 3 "inspect --node of a bad model" "$vq" inspect "$fx/bad/truncated.onnx" --node x
 expect_exit 0 "--version" "$vq" --version
 expect_exit 0 "compare prints a summary" "$vq" compare "$fx/examples/float.onnx" "$fx/examples/quant_qdq.onnx"
 grep -q "^mapping: " /tmp/vq_cli_out.$$ || { echo "FAIL: compare summary lacks the mapping line"; failures=$((failures + 1)); }

@@ -3,13 +3,16 @@
 // playwright-core. A workspace holds a fixture pair and a corrupt model; VS Code keeps it in Restricted
 // Mode (untrusted), where the extension works as anywhere. The tests select the two models in the
 // Explorer and run Compare Quantization from the context menu, check both graphs in the webview and
-// that clicking a node selects its counterpart, hide and show the tab, open a model in the custom
-// editor, and open the corrupt one. Screenshots go to tests/out/vscode/.
+// that clicking a node selects its counterpart, hide and show the tab (selection, overlay, cameras and
+// keyboard focus come back), open a model in the custom editor (with a node's detail from the core),
+// open the corrupt one, save the JSON and CSV exports, compare from the Command Palette, and cancel a
+// long load from its notification. Screenshots go to tests/out/vscode/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cliCompare, launchBrowser, newPage, pairsDir } from '../browser/harness.mjs';
+import { cli, cliCompare, launchBrowser, newPage, pairsDir, root } from '../browser/harness.mjs';
 import { installExtension, makeHome, shot, startCodeServer, vsixPath, webviewFrame } from './harness.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
@@ -25,6 +28,10 @@ before(async () => {
   for (const f of ['float.onnx', 'quant.onnx']) copyFileSync(path.join(pairsDir, PAIR, f), path.join(home.workspace, 'cnn', f));
   // A model cut short: the core's 'truncated'.
   writeFileSync(path.join(home.workspace, 'broken.onnx'), readFileSync(path.join(pairsDir, PAIR, 'float.onnx')).subarray(0, 200));
+  // A pair large enough that opening it takes seconds (15,001 QDQ nodes): its progress notification is cancelled.
+  const big = spawnSync(existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3',
+    [path.join(root, 'tests/browser/make_large_pair.py'), path.join(home.workspace, 'big'), '1250'], { encoding: 'utf8' });
+  assert.equal(big.status, 0, big.stderr);
   installLog = installExtension(home, vsixPath());
   server = await startCodeServer(home);
   browser = await launchBrowser();
@@ -134,6 +141,9 @@ test('clicking a node selects its counterparts on the other side (a fused Conv+B
   const back = new Set(await selected(compare, 'graph-float'));
   for (const id of fused.float_ops) assert.ok(back.has(id), `${id} selected back on the float side`);
   lastSelection = { float: await selected(compare, 'graph-float'), quant: await selected(compare, 'graph-quant') };
+  // Another overlay, to be found again when the tab comes back.
+  await compare.selectOption('#overlay', 'precision');
+  await compare.waitForFunction(() => document.querySelector('#legend [data-key]') && /precision|int8|float/i.test(document.getElementById('legend').textContent));
   lastCameras = await cameras(compare);
 });
 
@@ -146,7 +156,7 @@ test('a model opens in the custom editor: its graph, node details and quantizati
   for (const op of reference.logical_graphs.quant) assert.ok(ids.includes(op.op), `${op.op} drawn`);
   assert.match(await viewer.textContent('#model-summary'), /Quantization/);
   assert.match(await viewer.textContent('#model-summary'), /qdq/);
-  const target = reference.logical_graphs.quant[1].op;
+  const target = reference.logical_graphs.quant.find((op) => op.op_type === 'Conv').op;  // it has attributes
   const pos = await viewer.evaluate((id) => {
     const item = [...document.querySelectorAll('#graph-model li[data-id]')].find((li) => li.dataset.id === id);
     const [scale, tx, ty] = document.querySelector('#graph-model canvas').dataset.transform.split(' ').map(Number);
@@ -155,6 +165,17 @@ test('a model opens in the custom editor: its graph, node details and quantizati
   await viewer.locator('#graph-model canvas').click({ position: pos });
   await viewer.waitForFunction((id) => document.getElementById('selection-status').dataset.id === id, target);
   assert.match(await viewer.textContent('#node-detail'), /Inputs from/);
+  // The node's own detail, asked of the core (`node`): what `visualquant inspect --node` reports.
+  const box = `#node-detail .node-detail[data-node="${target}"][data-loaded="true"]`;
+  await viewer.waitForSelector(box, { timeout: 60000 });
+  const want = JSON.parse(spawnSync(cli, ['inspect', path.join(home.workspace, 'cnn/quant.onnx'), '--node', target, '--json'], { encoding: 'utf8' }).stdout);
+  const names = await viewer.$$eval(`${box} [data-field="inputs"] tbody tr th`, (ths) => ths.map((th) => th.textContent));
+  assert.deepEqual(names, want.inputs.map((i) => i.name));
+  const attributes = await viewer.$$eval(`${box} [data-field="attributes"] tbody tr`, (trs) => trs.map((tr) => tr.dataset.key));
+  assert.deepEqual(attributes, want.attributes.map((a) => a.name));
+  assert.ok(attributes.length > 0, `${target} has attributes`);
+  const shapes = await viewer.$$eval(`${box} [data-field="outputs"] tbody td:nth-child(2)`, (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(shapes, want.outputs.map((o) => `${o.element_type} [${o.shape.join(' × ')}]`));
   assert.deepEqual(await violations(viewer), []);
   await shot(page, '05-viewer');
 });
@@ -179,7 +200,20 @@ test('the comparison keeps its selection when its tab is hidden and shown again'
   // The same view: both cameras as they were (setState kept them while the tab was hidden).
   await frame.waitForFunction(() => document.querySelector('#graph-float canvas').dataset.transform);
   assert.deepEqual(await cameras(frame), lastCameras);
+  assert.equal(await frame.inputValue('#overlay'), 'precision');
+  // Keyboard focus: the tab shown again, its graph has the focus without a click, so keys reach the page.
+  await frame.waitForFunction(() => document.hasFocus() && document.activeElement === document.querySelector('#graph-float canvas'), null, { timeout: 15000 });
   await shot(page, '07-shown-again');
+  // Tab moves on through the page (it is not kept by the canvas); Escape in the search field gives focus back to the graph.
+  await page.keyboard.press('Tab');
+  assert.notEqual(await frame.evaluate(() => document.activeElement?.tagName), 'BODY');
+  assert.equal(await frame.evaluate(() => document.activeElement === document.querySelector('#graph-float canvas')), false);
+  await frame.focus('#search');
+  await page.keyboard.type('Conv');
+  await frame.waitForSelector('#search-results:not([hidden])');
+  await page.keyboard.press('Escape');
+  await frame.waitForFunction(() => document.getElementById('search-results').hidden
+    && document.activeElement === document.querySelector('#graph-float canvas'));
 });
 
 test('Swap: the core keeps the quantized model by its content, and the user is told', async () => {
@@ -207,6 +241,23 @@ test('Save the JSON Report… writes where the user chooses (the workspace by de
   const cli = cliCompare(path.join(home.workspace, 'cnn/quant.onnx'), path.join(home.workspace, 'cnn/float.onnx'));
   assert.deepEqual(JSON.parse(readFileSync(saved, 'utf8')), cli);
   assert.ok(!existsSync(path.join(home.workspace, 'cnn/float-compare.json')), 'nothing written next to the models');
+});
+
+test('Save the CSV Layer Table… writes the layer table into the workspace: every quantized weight, worst first', async () => {
+  await runCommand('VisualQuant: Save the CSV Layer Table…');
+  await page.waitForFunction(() => /float-layers\.csv$/.test(document.querySelector('.quick-input-widget input')?.value ?? ''));
+  assert.equal(await page.locator('.quick-input-widget input').inputValue(), path.join(home.workspace, 'float-layers.csv'));
+  await page.keyboard.press('Enter');
+  const saved = path.join(home.workspace, 'float-layers.csv');
+  for (let i = 0; i < 100 && !existsSync(saved); i++) await page.waitForTimeout(100);
+  const lines = readFileSync(saved, 'utf8').trim().split(/\r?\n/);
+  assert.match(lines[0], /^Rank,Float node,Quantized node,Op,Codes,Params,SQNR dB,/);
+  assert.equal(lines.length, reference.weights.layers.length + 1);
+  reference.weights.layers.forEach((layer, i) => {
+    const cells = lines[i + 1].split(',');  // the fixture's names hold no comma or quote
+    assert.deepEqual([cells[0], cells[1], cells[2], cells[6]],
+      [String(layer.rank), layer.float_node, layer.quant_node, layer.error.sqnr_db === null ? '' : String(layer.error.sqnr_db)], lines[i + 1]);
+  });
 });
 
 test('Compare with… from a model\'s viewer: the counterpart comes first in the quick pick', async () => {
@@ -238,4 +289,57 @@ test('the comparison follows the editor\'s theme: a dark theme repaints the page
   assert.equal(after.graph, after.editor, 'the graph background is the editor\'s');
   assert.notEqual(after.graph, before.graph);
   await shot(page, '11-dark-theme');
+});
+
+/** Picks a model in the quick pick the compare commands show, by its path in the workspace. */
+async function pickInQuickPick(relative) {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(relative);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: relative }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+const pairTabs = () => page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).count();
+
+/** Marks the pages shown now, so that a page found later is a new one (an old tab's frame may be detached any moment). */
+const markOldFrames = () => Promise.all(page.frames().map((f) => f.evaluate(() => { window.__vqOld = true; }).catch(() => undefined)));
+
+test('Compare Quantization… from the Command Palette asks for both models and opens the comparison', async () => {
+  const before = await pairTabs();
+  await markOldFrames();
+  await runCommand('VisualQuant: Compare Quantization…');
+  await pickInQuickPick('cnn/quant.onnx');
+  // The second pick offers the likely counterpart first: the float model of the same folder.
+  const first = page.locator('.quick-input-list .monaco-list-row').first();
+  await page.waitForFunction(() => /Compare quant\.onnx with/.test(document.querySelector('.quick-input-widget .quick-input-title')?.textContent ?? ''));
+  assert.match(await first.textContent(), /float\.onnx.*cnn/);
+  await shot(page, '12-palette-second-pick');
+  await page.keyboard.press('Enter');
+  const frame = await webviewFrame(page, () => !window.__vqOld && document.body.dataset.state === 'ready' && !!document.getElementById('graph-float')
+    && document.querySelectorAll('#graph-float li[data-id]').length > 0, 120000);
+  assert.equal(await frame.textContent('#name-float'), 'float.onnx');
+  assert.match(await frame.textContent('#summary'), new RegExp(`${reference.summary.entries} matches`));
+  assert.equal(await pairTabs(), before + 1);
+});
+
+test('cancelling a long load from its notification closes the tab and says so', async () => {
+  const before = await pairTabs();
+  await runCommand('VisualQuant: Compare Quantization…');
+  await pickInQuickPick('big/quant.onnx');
+  await page.waitForFunction(() => /Compare quant\.onnx with/.test(document.querySelector('.quick-input-widget .quick-input-title')?.textContent ?? ''));
+  await pickInQuickPick('big/float.onnx');
+  const progress = page.locator('.notifications-toasts .notification-toast', { hasText: 'Opening float.onnx and quant.onnx' });
+  await progress.waitFor({ timeout: 60000 });
+  await shot(page, '13-load-progress');
+  await progress.locator('.monaco-button', { hasText: 'Cancel' }).click();
+  await page.locator('.notifications-toasts .notification-toast', { hasText: 'was cancelled; nothing is open' }).waitFor({ timeout: 30000 });
+  await shot(page, '14-load-cancelled');
+  // No tab is left behind for the cancelled pair (and none shows an error).
+  await page.waitForFunction((n) => document.querySelectorAll('.tabs-container .tab').length > 0
+    && [...document.querySelectorAll('.tabs-container .tab')].filter((t) => t.textContent.includes('float.onnx ↔ quant.onnx')).length === n, before);
+  for (const frame of page.frames()) {
+    const state = await frame.evaluate(() => (document.getElementById('graph-float') ? document.body.dataset.state : null)).catch(() => null);
+    assert.notEqual(state, 'error', 'a comparison page in error');
+  }
 });

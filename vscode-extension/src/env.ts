@@ -2,6 +2,7 @@
 // assets, the status bar item, and saving an export where the user chooses.
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { viewerTemplate } from './editor/viewer_template';
 import type { PageAssets } from './editor/webview_html';
 import { readSettings, type Settings } from './host/settings';
 
@@ -34,7 +35,8 @@ export class ExtensionEnv {
   assets(page: PageName, webview: vscode.Webview): PageAssets {
     let template = this.templates.get(page);
     if (template === undefined) {
-      template = readFileSync(vscode.Uri.joinPath(this.webviewRoot, `${page}.html`).fsPath, 'utf8');
+      const read = (file: string) => readFileSync(vscode.Uri.joinPath(this.webviewRoot, file).fsPath, 'utf8');
+      template = page === 'compare' ? read('compare.html') : viewerTemplate(read('compare.html'), read('viewer_parts.html'));
       this.templates.set(page, template);
     }
     const uri = (file: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.webviewRoot, file)).toString();

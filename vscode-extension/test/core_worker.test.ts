@@ -73,7 +73,7 @@ after(() => {
   for (const c of connections) c.dispose();
 });
 
-test('a pair by reference: the same report as the CLI, layouts, weights and lint, kept for a reload', async () => {
+test('a pair by reference: the same report as the CLI, layouts, weights, lint and node details, kept for a reload', async () => {
   const { ask, files, posted } = session();
   const dir = path.join(pairs, 'torch_eager_ptq_cnn_perchannel');
   // Given the wrong way round: the core finds the quantized one.
@@ -92,6 +92,16 @@ test('a pair by reference: the same report as the CLI, layouts, weights and lint
   assert.equal(weights.type === 'result' && (weights.result as Result<'weights'>).histogram_bins, 32);
   const lint = await ask('lint', {});
   assert.ok(lint.type === 'result' && Array.isArray(lint.result));
+  // A node's detail on either side: what `visualquant inspect --node --json` prints.
+  for (const [side, file] of [['quant', 'quant.onnx'], ['float', 'float.onnx']] as const) {
+    const id = report.mapping.find((e) => e[side].length > 0)![side][0];
+    const node = await ask('node', { side, nodeId: id });
+    const want = spawnSync(cli, ['inspect', path.join(dir, file), '--node', id, '--json'], { encoding: 'utf8' });
+    assert.equal(want.status, 0, want.stderr);
+    assert.deepEqual(node.type === 'result' && node.result, JSON.parse(want.stdout));
+  }
+  const missing = await ask('node', { side: 'quant', nodeId: 'no such node' });
+  assert.equal(missing.type === 'error' && missing.error.code, 'not_found');
   // The page reloads: nothing is read or computed again.
   const reads = files.reads.length;
   const again = await ask('open', { first: ref(path.join(dir, 'quant.onnx')), second: ref(path.join(dir, 'float.onnx')), external: [] });
@@ -99,7 +109,7 @@ test('a pair by reference: the same report as the CLI, layouts, weights and lint
   assert.equal(files.reads.length, reads);
 });
 
-test('one model by reference: inspect report and layout; a corrupt model: the core\'s error code', async () => {
+test('one model by reference: inspect report, layout and a node\'s detail; a corrupt model: the core\'s error code', async () => {
   const { ask } = session();
   const model = path.join(pairs, 'ort_qoperator_cnn/quant.onnx');
   const opened = await ask('openModel', { file: ref(model), external: [] });
@@ -109,6 +119,12 @@ test('one model by reference: inspect report and layout; a corrupt model: the co
   assert.deepEqual(inspect, JSON.parse(native.stdout));
   const layout = await ask('layoutModel', { view: 'nodes' });
   assert.ok(layout.type === 'result' && (layout.result as Result<'layoutModel'>).nodes.length > 0);
+  // The viewer's node detail: `node` without a side, from the open model.
+  const node = await ask('node', { nodeId: 'conv1_quant' });
+  const want = spawnSync(cli, ['inspect', model, '--node', 'conv1_quant', '--json'], { encoding: 'utf8' });
+  assert.deepEqual(node.type === 'result' && node.result, JSON.parse(want.stdout));
+  const noPair = await ask('node', { side: 'float', nodeId: 'conv1_quant' });
+  assert.equal(noPair.type === 'error' && noPair.error.code, 'no_open_pair');
   const dir = mkdtempSync(path.join(tmpdir(), 'vq-corrupt-'));
   try {
     const broken = path.join(dir, 'broken.onnx');

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { CompareReport, LintFinding, WeightLayer, WeightsReport } from '../../web/src/protocol/messages';
 import { layersToCsv } from '../../web/src/ui/layer_table';
+import { viewerTemplate } from '../src/editor/viewer_template';
 import { pageHtml } from '../src/editor/webview_html';
 import { csvReport, escapeHtml, htmlReport, jsonReport } from '../src/export/reports';
 import { DEFAULT_SETTINGS } from '../src/host/settings';
@@ -31,15 +32,20 @@ function fileExists(p: string) {
 }
 
 const root = repoRoot();
+const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+const TEMPLATES = {
+  compare: read('web/src/index.html'),
+  viewer: viewerTemplate(read('web/src/index.html'), read('vscode-extension/src/webview/viewer_parts.html')),
+};
 const assets = (template: string) => ({
-  template: readFileSync(path.join(root, template), 'utf8'),
+  template,
   script: 'https://file+.vscode-resource.test/ext/dist/webview/page.js',
   styles: ['https://file+.vscode-resource.test/ext/dist/webview/styles.css', 'https://file+.vscode-resource.test/ext/dist/webview/vscode.css'],
   cspSource: 'https://*.vscode-cdn.test',
 });
 const NASTY = { name: '"><script>alert(1)</script>.onnx', ref: 'file:///w/"><img src=x onerror=alert(1)>.onnx' };
 
-for (const [page, template] of [['compare', 'web/src/index.html'], ['viewer', 'vscode-extension/src/webview/viewer.html']] as const) {
+for (const [page, template] of Object.entries(TEMPLATES) as Array<[keyof typeof TEMPLATES, string]>) {
   test(`the ${page} page: a nonce CSP without eval, wasm or remote sources; the bundle with the nonce; start-up data escaped`, () => {
     const init = page === 'compare'
       ? { page, files: { first: NASTY, second: { name: 'q.onnx', ref: 'file:///w/q.onnx' } }, options: {} } as const
@@ -65,7 +71,21 @@ for (const [page, template] of [['compare', 'web/src/index.html'], ['viewer', 'v
 }
 
 test('a template without the parts to replace is refused', () => {
-  assert.throws(() => pageHtml({ ...assets('web/src/index.html'), template: '<html><body></body></html>' }, { page: 'viewer', file: NASTY, view: 'logical' }));
+  assert.throws(() => pageHtml({ ...assets(TEMPLATES.compare), template: '<html><body></body></html>' }, { page: 'viewer', file: NASTY, view: 'logical' }));
+});
+
+test('the viewer\'s page is the web page\'s with the viewer\'s toolbar and workspace', () => {
+  const html = TEMPLATES.viewer;
+  // Its own parts, once each; none of the comparison's.
+  for (const id of ['graph-model', 'node-detail', 'model-summary', 'model-name', 'compare-with', 'raw-view', 'zoom-fit'])
+    assert.equal(html.split(`id="${id}"`).length, 2, id);
+  for (const id of ['graph-float', 'graph-quant', 'layer-table', 'overlay', 'file-float', 'export-json']) assert.ok(!html.includes(`id="${id}"`), id);
+  // The shared parts, from index.html.
+  for (const id of ['error', 'selection-status', 'summary', 'progress', 'progress-stage', 'cancel', 'tooltip']) assert.equal(html.split(`id="${id}"`).length, 2, id);
+  assert.match(html, /<script type="module" src="viewer\.js"><\/script>/);
+  assert.equal(html.match(/<header\b/g)!.length, 1);
+  assert.throws(() => viewerTemplate('<html><body><main></main></body></html>', read('vscode-extension/src/webview/viewer_parts.html')), /the web page has no/);
+  assert.throws(() => viewerTemplate(TEMPLATES.compare, '<p>no parts</p>'), /viewer's parts/);
 });
 
 function layer(rank: number, name: string, sqnr: number | null): WeightLayer {

@@ -51,6 +51,8 @@ class App {
         if (index !== undefined) this.selectNode(side, index);
       },
       loadWeights: (info, host) => void this.loadWeights(info, host),
+      loadNode: (side, nodeId) => this.core.request('node', { side, nodeId }).promise,
+      plotQuantParams: (q, host) => void import('./ui/weight_chart').then((m) => m.renderQuantParams(host, q)),
     });
     this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, index) => this.selectNode(side, index));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));

@@ -47,6 +47,12 @@ export class ComparePanel {
         if (a === 'swap') this.swap();
       },
       answered: (method, result) => this.answered(method, result),
+      // A tab whose load was cancelled from the notification would hold nothing but that news: it is
+      // closed, and the notification says what happened and how to open the pair again.
+      cancelled: (title) => {
+        void vscode.window.showInformationMessage(`VisualQuant: ${title.charAt(0).toLowerCase()}${title.slice(1)} was cancelled; nothing is open. Run Compare Quantization again to open them.`);
+        this.panel.dispose();
+      },
     });
     ComparePanel.panels.add(this);
     ComparePanel.lastActive = this;

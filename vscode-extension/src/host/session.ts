@@ -13,6 +13,8 @@ export interface SessionHooks {
   action(name: 'compareWith' | 'swap'): void;
   /** Every answer the core gave the page (the tab's title and status follow them). */
   answered?(method: Method, result: Result<Method>): void;
+  /** The user cancelled a load from its progress notification (`title` says which load). */
+  cancelled?(title: string): void;
 }
 
 export class CoreSession implements vscode.Disposable {
@@ -31,7 +33,10 @@ export class CoreSession implements vscode.Disposable {
         if (message.type === 'result') hooks.answered?.(message.method, message.result);
         void this.webview.postMessage(message);
       },
-      showProgress: (title, cancel) => progressNotification(title, cancel),
+      showProgress: (title, cancel) => progressNotification(title, () => {
+        cancel();
+        hooks.cancelled?.(title);
+      }),
     });
     this.listen();
   }

@@ -2,6 +2,7 @@
 // talks to the extension host instead of a Web Worker, opens the pair the host holds, and takes the
 // editor's settings, theme and state keeping.
 import { setUiHost, type UiState } from '../../../web/src/host';
+import { focusGraphWhenShown } from './focus';
 import { editorTheme, keptState, pageInit, saveThroughHost } from './page_host';
 import { VsCodeConnection } from './vscode_connection';
 
@@ -16,3 +17,4 @@ setUiHost({
   // The same two files in either order (a swap keeps the view).
   state: keptState<UiState>(JSON.stringify([init.files.first.ref, init.files.second.ref].sort())),
 });
+focusGraphWhenShown('#graph-float canvas');

@@ -42,19 +42,37 @@ export async function saveThroughHost(name: string, data: string | Blob, mime: s
   vscodeApi().postMessage({ type: 'save', name, mime, base64: btoa(binary) });
 }
 
-/** The page's saved state when it belongs to `key` (the files shown), and a saver that writes it at most every 200 ms. */
+/**
+ * The page's saved state when it belongs to `key` (the files shown), and a saver that writes it at
+ * most every 200 ms (a pan saves the camera on every frame). A change after a quiet spell is written
+ * at once, and a pending one as soon as the page loses focus: a click elsewhere in VS Code comes
+ * before the tab is hidden, and a hidden page is gone with whatever it had not written.
+ */
 export function keptState<S>(key: string): { restored: S | undefined; save(state: S): void } {
   const saved = vscodeApi().getState() as { key?: string; state?: S } | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let pending = false;
   let latest: S | undefined;
+  const write = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (pending) write();
+    }, 200);
+    pending = false;
+    vscodeApi().setState({ key, state: latest });
+  };
+  const flush = () => {
+    if (pending) write();
+  };
+  window.addEventListener('blur', flush);
+  window.addEventListener('pagehide', flush);
   return {
     restored: saved?.key === key ? saved.state : undefined,
     save(state) {
       latest = state;
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        vscodeApi().setState({ key, state: latest });
-      }, 200);
+      pending = true;
+      if (timer === undefined) write();
     },
   };
 }

@@ -6,7 +6,9 @@ import { CoreRequestError } from '../../../web/src/protocol/connection';
 import { describeError, type InspectReport, type LayoutEdge, type LayoutReport, type LayoutView } from '../../../web/src/protocol/messages';
 import { byId, el, fmt } from '../../../web/src/ui/dom';
 import { GraphView, type Camera, type NodePaint } from '../../../web/src/ui/graph_view';
+import { NodeReportCache, nodeDetailBox } from '../../../web/src/ui/node_detail_view';
 import { textOn } from '../../../web/src/ui/overlays';
+import { focusGraphWhenShown } from './focus';
 import { editorTheme, keptState, pageInit, vscodeApi } from './page_host';
 import { VsCodeConnection } from './vscode_connection';
 
@@ -25,6 +27,8 @@ let view: LayoutView = restored?.view ?? init.view;
 let layout: LayoutReport | null = null;
 let selected: number | null = null;
 let running: number | null = null;
+/** Node details asked of the core (the protocol's `node`, of the open model). */
+const nodeReports = new NodeReportCache();
 
 /** Node categories and their colours: what the viewer's legend shows. */
 const CATEGORIES = {
@@ -167,6 +171,9 @@ function select(index: number | null) {
     section('Outputs to', outs.length ? el('ul', { class: 'links' }, ...outs.map((e) => link(e.to))) : el('p', { class: 'muted', text: 'none' })),
     ...(badges.length ? [section('Folded on its edges', el('ul', { class: 'evidence' },
       ...badges.map((e) => el('li', { text: `${e.badge}: ${(e.badge_nodes ?? []).join(', ')}` }))))] : []),
+    // The model node itself (attributes, inputs and outputs with types and shapes), asked of the core when shown.
+    ...(n.kind === 'op' ? [section('Model node', nodeDetailBox('', { 'data-node': n.id },
+      nodeReports.get(n.id, () => core.request('node', { nodeId: n.id }).promise)))] : []),
   );
 }
 
@@ -248,4 +255,5 @@ const applyTheme = () => {
 };
 theme.onChange(applyTheme);
 applyTheme();
+focusGraphWhenShown('#graph-model canvas');
 void open();

@@ -3,12 +3,13 @@
 // another. Every message is plain structured-cloneable data: file bytes travel as ArrayBuffers,
 // transferred, never copied.
 import type {
-  CompareReport, InspectReport, LayoutPairReport, LayoutReport, LintFinding, VisualQuantErrorCode, WeightLayer, WeightsReport,
+  CompareReport, InspectReport, LayoutPairReport, LayoutReport, LintFinding, NodeReport, VisualQuantErrorCode, WeightLayer, WeightsReport,
 } from 'visualquant-core';
 
 export type {
   CompareReport, InspectReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode, LintFinding,
-  LogicalOp, MappingEntry, MappingKind, FusionGroup, TensorQuantization, WeightLayer, WeightsReport,
+  LogicalOp, MappingEntry, MappingKind, FusionGroup, NodeAttribute, NodeInput, NodeOutput, NodeReport, NodeTensorSummary,
+  TensorQuantization, WeightLayer, WeightsReport,
 } from 'visualquant-core';
 
 /** One file handed to the core: its name (as the model refers to it, for external data) and bytes. */
@@ -49,6 +50,11 @@ export interface CoreMethods {
   weights: { params: { bins?: number; detail?: boolean }; result: WeightsReport };
   /** One layer's full weight analysis, by float or quantized node id (the detail panel's charts). */
   weightLayer: { params: { nodeId: string; bins?: number }; result: WeightLayer };
+  /**
+   * One model node's detail (op, attributes, inputs and outputs with types and shapes), by id or unique
+   * name: of the open pair's `side`, or without `side` of the single-model viewer's open model.
+   */
+  node: { params: { nodeId: string; side?: 'float' | 'quant' }; result: NodeReport };
   /** The quantization lint's findings. */
   lint: { params: Record<string, never>; result: LintFinding[] };
 }

@@ -1,8 +1,9 @@
 // The detail panel of the selected node: what it is, what it matched and why, how it is quantized,
 // lint findings, and for weighted ops the weight analysis with charts (asked of the core lazily).
 import { other, type Comparison, type NodeInfo, type Side } from '../model/comparison';
-import type { TensorQuantization, WeightLayer } from '../protocol/messages';
+import type { NodeReport, TensorQuantization, WeightLayer } from '../protocol/messages';
 import { el, fmt } from './dom';
+import { NodeReportCache, nodeDetailBox } from './node_detail_view';
 
 const SIDE_TITLE: Record<Side, string> = { float: 'Float model', quant: 'Quantized model' };
 
@@ -11,7 +12,14 @@ export interface DetailActions {
   selectId(side: Side, id: string): void;
   /** Fetches and draws one layer's weight charts into `host`. */
   loadWeights(info: NodeInfo, host: HTMLElement): void;
+  /** Asks the core for one model node's detail (attributes, inputs and outputs with types and shapes). */
+  loadNode(side: Side, id: string): Promise<NodeReport>;
+  /** Plots per-channel scales and zero points along the channel axis into `host`. */
+  plotQuantParams(q: TensorQuantization, host: HTMLElement): void;
 }
+
+/** At most this many counterpart nodes get their detail shown (a fusion may hold many). */
+const MAX_COUNTERPART_DETAILS = 3;
 
 function section(title: string, ...children: Array<Node | null>): HTMLElement {
   return el('section', { class: 'detail-section' }, el('h3', { text: title }), ...children);
@@ -32,6 +40,9 @@ function quantRow(name: string, q: TensorQuantization | null): HTMLTableRowEleme
 }
 
 export class DetailPanel {
+  /** Node details asked of the core, per comparison (a new pair starts afresh). */
+  private readonly nodeReports = new WeakMap<Comparison, NodeReportCache>();
+
   constructor(private readonly host: HTMLElement, private readonly actions: DetailActions) {
     this.clear();
   }
@@ -107,9 +118,10 @@ export class DetailPanel {
           .filter((r): r is HTMLTableRowElement => r !== null);
         parts.push(section('Quantization', el('table', { class: 'quant-table' },
           el('thead', {}, el('tr', {}, ...['tensor', 'type', 'granularity', 'scale', 'zero point'].map((t) => el('th', { text: t })))),
-          el('tbody', {}, ...rows2))));
+          el('tbody', {}, ...rows2)), this.perChannel(q.weight)));
       }
     }
+    parts.push(this.nodeSection(info, comparison, counterparts));
 
     const findings = comparison.lintFindings(info.side === 'quant' ? info : counterparts[0] ?? info);
     if (findings.length) {
@@ -119,6 +131,29 @@ export class DetailPanel {
 
     this.host.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
     if (weights) this.actions.loadWeights(info, weights.charts);
+  }
+
+  /**
+   * A per-channel weight's scales and zero points along the channel axis: plotted when the compare
+   * report lists them (at most 16 channels); for more, the weight charts below have the series.
+   */
+  private perChannel(w: TensorQuantization | null): HTMLElement | null {
+    if (!w || w.granularity !== 'per_channel' || w.scale_count < 2) return null;
+    if (!w.scales) return el('p', { class: 'muted', text: `${w.scale_count} per-channel scales: see the weight charts for each channel.` });
+    const host = el('div', { class: 'charts', attrs: { 'data-field': 'quant-params' } });
+    this.actions.plotQuantParams(w, host);
+    return host;
+  }
+
+  /** The model nodes' own detail, asked of the core lazily: the selected node, then its counterparts. */
+  private nodeSection(info: NodeInfo, comparison: Comparison, counterparts: NodeInfo[]): HTMLElement | null {
+    const ops = [info, ...counterparts.filter((c) => c.node.kind === 'op').slice(0, MAX_COUNTERPART_DETAILS)].filter((n) => n.node.kind === 'op');
+    if (!ops.length) return null;
+    let cache = this.nodeReports.get(comparison);
+    if (!cache) this.nodeReports.set(comparison, (cache = new NodeReportCache()));
+    const boxes = ops.map(({ side, node }) => nodeDetailBox(SIDE_TITLE[side], { 'data-side': side, 'data-node': node.id },
+      cache!.get(`${side} ${node.id}`, () => this.actions.loadNode(side, node.id))));
+    return section('Model node', ...boxes);
   }
 
   /** For weighted ops: the summary from the weights report, and a place for the charts (filled lazily). */

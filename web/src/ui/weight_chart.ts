@@ -1,7 +1,7 @@
 // Weight charts of one layer, with uPlot (loaded on first use, in its own chunk): the float and
 // dequantised histograms on shared bins, the integer codes used, and per output channel the error
 // (SQNR) and the quantization step and zero point. A quantile table follows.
-import type { WeightLayer } from '../protocol/messages';
+import type { TensorQuantization, WeightLayer } from '../protocol/messages';
 import { el, fmt } from './dom';
 
 const importUPlot = () => import('uplot').then((m) => m.default);
@@ -35,6 +35,24 @@ function chart(uPlot: UPlot, host: HTMLElement, c: Palette, spec: {
     cursor: { drag: { x: false, y: false } },
     series: [{ label: spec.xLabel, value: (_u: unknown, v: number | null) => fmt(v) }, ...spec.series.map(({ data: _data, ...s }) => ({ points: { show: false }, ...s }))],
   }, [spec.x, ...spec.series.map((s) => s.data)], figure);
+}
+
+/**
+ * A per-channel weight's scales and zero points as the compare report lists them, along the channel
+ * axis (the quantization section of the detail panel; `host` is replaced).
+ */
+export async function renderQuantParams(host: HTMLElement, q: TensorQuantization): Promise<void> {
+  const uPlot = await loadUPlot();
+  if (!host.isConnected) return;
+  const c = palette(host);
+  host.replaceChildren();
+  const plot = (name: string, caption: string, label: string, data: number[], color: string) => chart(uPlot, host, c, {
+    name, caption, xLabel: `channel (axis ${q.axis})`, yLabel: label, height: 110, x: data.map((_, i) => i),
+    series: [{ label, stroke: color, width: 1.5, data, points: { show: true, size: 5 }, value: (_u, v) => fmt(v, 4) }],
+  });
+  if (q.scales) plot('quant-scales', `Scale per channel (${q.scales.length} channels)`, 'scale', q.scales, c.float);
+  if (q.zero_points) plot('quant-zero-points', 'Zero point per channel', 'zero point', q.zero_points, c.quant);
+  host.dataset.loaded = 'true';
 }
 
 /** Draws the layer's charts into `host` (replacing what was there). */

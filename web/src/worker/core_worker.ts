@@ -2,7 +2,7 @@
 // requests one at a time, and keeps the open pair between requests (in the core, which holds its
 // own copy of the bytes: layouts reuse the alignment, nothing is loaded twice).
 // Requests wait in a queue, one per task, so a 'cancel' for one still waiting is seen in time.
-import { loadVisualQuant, VisualQuantError, type OpenComparison, type VisualQuant } from 'visualquant-core';
+import { loadVisualQuant, VisualQuantError, type ModelLayoutViews, type OpenComparison, type VisualQuant } from 'visualquant-core';
 import {
   isReference, type CoreError, type FileSource, type FromCore, type Method, type Params, type ProgressMessage, type RequestMessage, type Result, type ToCore,
 } from '../protocol/messages';
@@ -17,8 +17,8 @@ const post = (message: FromCore) => scope.postMessage(message);
 
 let core: VisualQuant | null = null;
 let pair: OpenPair | null = null;
-/** The single-model viewer's model. */
-let model: { name: string; bytes: Uint8Array; external: Record<string, Uint8Array> } | null = null;
+/** The single-model viewer's model, loaded once in the core for its layouts and node details. */
+let model: { name: string; views: ModelLayoutViews } | null = null;
 const queue: RequestMessage[] = [];
 let draining = false;
 
@@ -37,6 +37,11 @@ function errorOf(e: unknown): CoreError {
 function requirePair(): OpenPair {
   if (!pair) throw Object.assign(new Error('open two models first'), { code: 'no_open_pair' });
   return pair;
+}
+
+function requireModel() {
+  if (!model) throw Object.assign(new Error('open a model first'), { code: 'no_open_model' });
+  return model;
 }
 
 function bytesOf(f: FileSource): Uint8Array {
@@ -85,17 +90,21 @@ const handlers: { [M in Method]: Handler<M> } = {
     return JSON.parse(requirePair().comparison.lint());
   },
   openModel({ file, external }, id) {
+    model?.views.close();
     model = null;
     progress(id, 'loading', `loading ${file.name}`);
-    const m = { name: file.name, bytes: bytesOf(file), external: externalOf(external) };
-    const inspect = JSON.parse(core!.inspect(m.bytes, m.name, m.external));
-    model = m;
+    const bytes = bytesOf(file), externalFiles = externalOf(external);
+    const inspect = JSON.parse(core!.inspect(bytes, file.name, externalFiles));
+    model = { name: file.name, views: core!.openLayout(bytes, file.name, externalFiles) };
     return { inspect, version: core!.version };
   },
   layoutModel({ view }, id) {
-    if (!model) throw Object.assign(new Error('open a model first'), { code: 'no_open_model' });
-    progress(id, 'layout', `laying out ${model.name} (${view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
-    return JSON.parse(core!.layout(model.bytes, model.name, { view }, model.external));
+    const m = requireModel();
+    progress(id, 'layout', `laying out ${m.name} (${view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
+    return JSON.parse(m.views.view({ view }));
+  },
+  node({ nodeId, side }) {
+    return JSON.parse(side ? requirePair().comparison.node(side, nodeId) : requireModel().views.node(nodeId));
   },
 };
 
