@@ -129,7 +129,9 @@ export function layoutMetrics(drawing) {
     }
   });
 
-  segments.splice(0, segments.length, ...mergeOverlaps(segments));
+  const merged = mergeOverlaps(segments);  // not spread into a call: a 50k-node drawing has more segments than a call takes arguments
+  segments.length = 0;
+  for (const s of merged) segments.push(s);
 
   let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
   for (let v = 0; v < nodeCount; v++) {
