@@ -42,9 +42,8 @@ struct EdgeSet {
 };
 
 // Layers, dummies, trunks and segments for visible nodes of the given widths (self-loops' room is
-// added here), edges and layers. Fills `edges.flags` with kStub where an edge becomes stubs; edges
-// from a node with pinned[v] != 0 never do (`pinned` may be empty).
+// added here), edges and layers. Fills `edges.flags` with kStub where an edge becomes stubs.
 LayeredGraph build_layered_graph(const std::vector<double>& node_width, const std::vector<std::int32_t>& node_layer,
-                                 EdgeSet& edges, const Options& options, const std::vector<std::int8_t>& pinned = {});
+                                 EdgeSet& edges, const Options& options);
 
 }  // namespace vq::layout

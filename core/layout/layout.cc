@@ -106,7 +106,7 @@ Result finish(Prepared& p, const std::vector<std::int32_t>& layers, const Option
   const VisibleGraph& vis = p.vis;
   EdgeSet& edges = p.vis.edges;
   const std::int32_t n = static_cast<std::int32_t>(vis.ref.size());
-  LayeredGraph g = build_layered_graph(vis.width, layers, edges, options, p.pin);
+  LayeredGraph g = build_layered_graph(vis.width, layers, edges, options);
   Result r;
   r.stats.crossings = order_layers(g, options);
   const Coordinates c = assign_coordinates(g, vis.height, options, band_height);

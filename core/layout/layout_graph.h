@@ -76,8 +76,8 @@ struct Options {
 
   // Pinned nodes (graphs without groups only: the levels of a compound layout): -1 puts a node
   // alone in a row above every other node, +1 alone in a row below them; 0 or absent: not pinned.
-  // A pinned node never sources stubs. The compound layout pins the ports where edges enter and
-  // leave a group's interior.
+  // The compound layout pins the ports where edges enter and leave a group's interior; a port read
+  // by far-away nodes (an attention mask entering a stack of layers) gives them stubs like any value.
   std::vector<std::int8_t> pin;
 };
 

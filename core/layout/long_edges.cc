@@ -13,7 +13,7 @@ std::int32_t lower_end(const EdgeSet& edges, std::size_t e) { return (edges.flag
 }  // namespace
 
 LayeredGraph build_layered_graph(const std::vector<double>& node_width, const std::vector<std::int32_t>& node_layer,
-                                 EdgeSet& edges, const Options& options, const std::vector<std::int8_t>& pinned) {
+                                 EdgeSet& edges, const Options& options) {
   LayeredGraph g;
   const std::int32_t n = static_cast<std::int32_t>(node_width.size());
   g.real_count = n;
@@ -36,7 +36,6 @@ LayeredGraph build_layered_graph(const std::vector<double>& node_width, const st
   if (options.stub_min_span > 0) {
     for (std::size_t e = 0; e < edges.size(); ++e) {
       if (edges.flags[e] & (kSelfLoop | kReversed)) continue;
-      if (static_cast<std::size_t>(edges.from[e]) < pinned.size() && pinned[edges.from[e]] != 0) continue;
       const std::int32_t span = node_layer[edges.to[e]] - node_layer[edges.from[e]];
       if (span > options.stub_min_span && out_degree[edges.from[e]] >= options.stub_min_consumers) edges.flags[e] |= kStub;
     }
