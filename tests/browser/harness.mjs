@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -146,4 +147,34 @@ export async function clickNode(page, side, id) {
 /** The node ids selected on one side, as the node list's aria-selected says. */
 export function selectedIds(page, side) {
   return page.evaluate((side) => [...document.querySelectorAll(`#graph-${side} li[aria-selected="true"]`)].map((li) => li.dataset.id).sort(), side);
+}
+
+/** The page URL's query that opens a fixture pair (served under /models/). */
+export const pairUrl = (pair) => `?float=models/${pair}/float.onnx&quant=models/${pair}/quant.onnx`;
+
+/** Fails on any CSP violation, dialog, uncaught error or console error the page reported. */
+export async function assertClean(page) {
+  const p = await page.problems();
+  assert.deepEqual(p, { csp: [], dialogs: [], errors: [], console: [] });
+}
+
+/** Whether a drawn node's centre is inside its view (from its data-x/y and the canvas transform). */
+export function nodeInView(page, side, id) {
+  return page.evaluate(({ side, id }) => {
+    const host = document.getElementById(`graph-${side}`);
+    const li = [...host.querySelectorAll('li[data-id]')].find((l) => l.dataset.id === id);
+    if (!li) return false;
+    const canvas = host.querySelector('canvas');
+    const [s, tx, ty] = canvas.dataset.transform.split(' ').map(Number);
+    const r = canvas.getBoundingClientRect();
+    const x = tx + Number(li.dataset.x) * s, y = ty + Number(li.dataset.y) * s;
+    return x >= 0 && x <= r.width && y >= 0 && y <= r.height;
+  }, { side, id });
+}
+
+/** Picks a theme with the page's Theme button (which cycles auto, light, dark), as a user does. */
+export async function setTheme(page, theme) {
+  for (let i = 0; i < 3 && (await page.textContent('#theme')) !== `Theme: ${theme}`; i++) await page.click('#theme');
+  assert.equal(await page.textContent('#theme'), `Theme: ${theme}`);
+  await page.waitForFunction(() => new Promise((done) => requestAnimationFrame(() => done(true))));
 }

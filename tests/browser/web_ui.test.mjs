@@ -9,12 +9,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  cli, clickNode, cliCompare, launchBrowser, newPage, pairsDir, root, screenshot, selectedIds, startServer, waitDrawn,
+  assertClean, cli, clickNode, cliCompare, launchBrowser, newPage, nodeInView, pairsDir, pairUrl, root, screenshot, selectedIds, startServer, waitDrawn,
 } from './harness.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
 const pairFile = (pair, f) => path.join(pairsDir, pair, f);
-const pairUrl = (pair) => `?float=models/${pair}/float.onnx&quant=models/${pair}/quant.onnx`;
 
 let server, browser, payloadDir, externalDir;
 const reference = cliCompare(pairFile(PAIR, 'float.onnx'), pairFile(PAIR, 'quant.onnx'));
@@ -36,12 +35,6 @@ after(async () => {
   await server?.stop();
   for (const d of [payloadDir, externalDir]) if (d) rmSync(d, { recursive: true, force: true });
 });
-
-/** Fails on any CSP violation, dialog, uncaught error or console error the page reported. */
-async function assertClean(page) {
-  const p = await page.problems();
-  assert.deepEqual(p, { csp: [], dialogs: [], errors: [], console: [] });
-}
 
 async function openPair(pair = PAIR) {
   const page = await newPage(browser.context);
@@ -123,14 +116,7 @@ test('a counterpart scrolled out of view is brought into view', async () => {
   const last = reference.mapping.filter((e) => e.float_ops.length && e.quant_ops.length).at(-1);
   const zoomed = await page.getAttribute('#graph-quant canvas', 'data-transform');
   await clickNode(page, 'float', last.float_ops[0]);
-  const visible = await page.evaluate((id) => {
-    const host = document.getElementById('graph-quant');
-    const li = [...host.querySelectorAll('li')].find((l) => l.dataset.id === id);
-    const [s, tx, ty] = host.querySelector('canvas').dataset.transform.split(' ').map(Number);
-    const r = host.querySelector('canvas').getBoundingClientRect();
-    const x = tx + Number(li.dataset.x) * s, y = ty + Number(li.dataset.y) * s;
-    return x >= 0 && x <= r.width && y >= 0 && y <= r.height;
-  }, last.quant_ops[0]);
+  const visible = await nodeInView(page, 'quant', last.quant_ops[0]);
   assert.ok(visible, `quantized ${last.quant_ops[0]} visible (camera was ${zoomed})`);
   await assertClean(page);
   await page.close();

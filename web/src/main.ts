@@ -6,9 +6,11 @@ import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
   describeError, type CompareReport, type LayoutEdge, type LayoutView, type LintFinding, type ProgressMessage, type WeightsReport,
 } from './protocol/messages';
+import { mismatchOrder, neighbour, stepThrough, type Direction } from './model/navigation';
 import { DetailPanel } from './ui/detail_panel';
 import { byId, download, el } from './ui/dom';
 import { GraphView, type Camera } from './ui/graph_view';
+import { Shortcuts } from './ui/keyboard';
 import { LayerTable } from './ui/layer_table';
 import { NodeSearch } from './ui/search';
 import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
@@ -24,6 +26,7 @@ class App {
   private readonly detail: DetailPanel;
   private readonly table: LayerTable;
   private readonly search: NodeSearch;
+  private readonly keys: Shortcuts;
   private report: CompareReport | null = null;
   private comparison: Comparison | null = null;
   private weights: WeightsReport | null = null;
@@ -54,6 +57,7 @@ class App {
     });
     this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, index) => this.selectNode(side, index));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
+    this.keys = this.bindKeys();
     this.bindControls();
     const host = uiHost();
     host?.theme?.onChange(() => this.themeChanged());
@@ -95,6 +99,71 @@ class App {
       },
       badgeHover: (edge, x, y) => this.showBadgeTooltip(side, edge, x, y),
     });
+  }
+
+  // ---- keyboard ----------------------------------------------------------------------------------
+  private bindKeys(): Shortcuts {
+    const graphOnly = true;
+    return new Shortcuts([
+      { keys: ['n'], shown: 'n', help: 'next mismatch: fused, lowered, inserted, removed, or a low-confidence match', run: () => this.stepMismatch(1) },
+      { keys: ['p'], shown: 'p', help: 'previous mismatch', run: () => this.stepMismatch(-1) },
+      { keys: ['w'], shown: 'w', help: 'next layer in the layer table (worst first)', run: () => this.stepLayer(1) },
+      { keys: ['W'], shown: 'Shift+W', help: 'previous layer in the layer table', run: () => this.stepLayer(-1) },
+      { keys: ['ArrowUp'], shown: '↑', help: 'to an input of the selected node (its predecessor)', graphOnly, run: () => this.walk('up') },
+      { keys: ['ArrowDown'], shown: '↓', help: 'to a reader of the selected node (its successor)', graphOnly, run: () => this.walk('down') },
+      { keys: ['ArrowLeft'], shown: '←', help: 'to the node on the left in the same row', graphOnly, run: () => this.walk('left') },
+      { keys: ['ArrowRight'], shown: '→', help: 'to the node on the right in the same row', graphOnly, run: () => this.walk('right') },
+      { keys: ['/'], shown: '/', help: 'find a node by name or op type', run: () => byId('search').focus() },
+      { keys: ['f'], shown: 'f', help: 'fit both graphs in view', run: () => this.zoomToFit() },
+      { keys: ['+', '='], shown: '+ / −', help: 'zoom in / out', run: () => this.zoom(1.25) },
+      { keys: ['-'], shown: '', help: '', run: () => this.zoom(0.8) },
+      { keys: ['Escape'], shown: 'Esc', help: 'clear the selection (or close this help)', run: () => this.escape() },
+      { keys: ['?'], shown: '?', help: 'show or hide this help', run: () => this.keys.toggleHelp() },
+    ], byId('key-help'));
+  }
+
+  private escape() {
+    if (this.keys.helpOpen) this.keys.toggleHelp(false);
+    else this.setSelection(NO_SELECTION, false);
+  }
+
+  /** n / p: the next mismatch below (or above) what is selected, in drawing order. */
+  private stepMismatch(dir: 1 | -1) {
+    const c = this.comparison;
+    if (!c) return;
+    const order = mismatchOrder(c);
+    const p = this.selection.primary;
+    const current = p ? c.nodes[p.side][p.index].entry : null;
+    const entries = order.map((o) => o.entry);
+    let target = stepThrough(entries, current !== null && entries.includes(current) ? current : null, dir);
+    if (p && (current === null || !entries.includes(current))) {
+      // From a node that is no mismatch: the nearest one past it, so that n continues from where the user is.
+      const y = c.nodes[p.side][p.index].node.y;
+      target = (dir === 1 ? order.find((o) => o.y > y) : [...order].reverse().find((o) => o.y < y))?.entry ?? target;
+    }
+    if (target !== null) this.selectEntry(target);
+  }
+
+  /** w / W: the next layer in the layer table's order (as sorted and filtered). */
+  private stepLayer(dir: 1 | -1) {
+    const c = this.comparison, p = this.selection.primary;
+    const current = c && p ? c.nodes[p.side][p.index].entry : null;
+    const target = stepThrough(this.table.rows().map((l) => l.entry), current, dir);
+    if (target !== null) this.selectEntry(target);
+  }
+
+  /** Arrow keys: along an edge or across the row from the selected node; from nothing, the top node. */
+  private walk(dir: Direction) {
+    const c = this.comparison;
+    if (!c) return;
+    const p = this.selection.primary;
+    if (!p) {
+      const nodes = c.layout.float.nodes;
+      if (nodes.length) this.selectNode('float', nodes.reduce((best, n, k) => (n.y < nodes[best].y ? k : best), 0));
+      return;
+    }
+    const k = neighbour(c.layout[p.side], p.index, dir);
+    if (k !== null) this.selectNode(p.side, k);
   }
 
   // ---- opening -----------------------------------------------------------------------------------
@@ -143,6 +212,7 @@ class App {
     byId('export-json').addEventListener('click', () => void this.exportJson());
     byId('export-csv').addEventListener('click', () => download(`${this.baseName()}-layers.csv`, this.table.toCsv(), 'text/csv'));
     byId('export-png').addEventListener('click', () => void this.exportPng());
+    byId('keys').addEventListener('click', () => this.keys.toggleHelp());
     byId('theme').addEventListener('click', () => {
       const order: Array<ThemeName | null> = [null, 'light', 'dark'];
       this.applyTheme(order[(order.indexOf(this.themeChoice) + 1) % order.length]);

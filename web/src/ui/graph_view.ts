@@ -124,7 +124,7 @@ export class GraphView {
   stats = { frames: 0, lastFrameMs: 0, drawnNodes: 0, drawnEdges: 0 };
 
   constructor(host: HTMLElement, readonly label: string, private readonly events: GraphViewEvents) {
-    this.canvas = el('canvas', { class: 'graph-canvas', attrs: { role: 'img', 'aria-label': `${label} graph` } });
+    this.canvas = el('canvas', { class: 'graph-canvas', attrs: { role: 'img', tabindex: '0', 'aria-label': `${label} graph: arrow keys walk the selection, ? lists the keys` } });
     this.list = el('ul', { class: 'sr-only node-list', attrs: { role: 'listbox', 'aria-label': `${label} graph nodes` } });
     host.append(this.canvas, this.list);
     this.ctx = this.canvas.getContext('2d', { alpha: false })!;
