@@ -1,10 +1,12 @@
 // The page: opens two models through a CoreConnection (here the Web Worker), draws both graphs side
 // by side, links selection, and fills the overlays, the detail panel and the layer table.
 import { uiHost, type UiHost, type UiState } from './host';
-import { Comparison, other, SIDES, type NodeInfo, type Side } from './model/comparison';
+import { Comparison, nodeGroupsOf, other, SIDES, type NodeGroups, type NodeInfo, type Side } from './model/comparison';
+import { GroupState } from './model/groups';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
-  describeError, type CompareReport, type LayoutEdge, type LayoutView, type LintFinding, type ProgressMessage, type WeightsReport,
+  describeError, type CompareReport, type LayoutEdge, type LayoutPairReport, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
+  type WeightsReport,
 } from './protocol/messages';
 import { mismatchOrder, neighbour, stepThrough, type Direction } from './model/navigation';
 import { DetailPanel } from './ui/detail_panel';
@@ -18,6 +20,13 @@ import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSour
 import { WorkerConnection } from './worker/worker_connection';
 
 type Selection = Record<Side, number[]> & { primary: { side: Side; index: number } | null };
+/** Why the graphs are drawn anew: new models, another view of them, or groups opened or closed. */
+type Redraw = 'fresh' | 'view' | 'groups';
+/** What the first layout of a view (every group open) tells, kept for the later layouts of that view. */
+interface ViewBase {
+  nodeGroups: NodeGroups;
+  sizes: Omit<LayoutParams, 'view' | 'collapsed' | 'expanded'>;
+}
 const NO_SELECTION: Selection = { float: [], quant: [], primary: null };
 
 class App {
@@ -34,7 +43,14 @@ class App {
   private names = { first: '', second: '' };
   private overlay: OverlayName = 'status';
   private view: LayoutView = 'logical';
+  private groups = new GroupState();
+  private bases: Partial<Record<LayoutView, ViewBase>> = {};
   private selection: Selection = NO_SELECTION;
+  /**
+   * The model node the user last selected (not a group): groups closed around it and opened again
+   * select it again, where the drawn selection alone would stay on the group.
+   */
+  private lastNode: { side: Side; id: string } | null = null;
   private running: { id: number | null; abort: AbortController } | null = null;
   private opening = 0;
   private syncing = false;
@@ -98,6 +114,7 @@ class App {
         this.persist();
       },
       badgeHover: (edge, x, y) => this.showBadgeTooltip(side, edge, x, y),
+      toggleGroup: (group) => void this.toggleGroup(side, group),
     });
   }
 
@@ -113,6 +130,7 @@ class App {
       { keys: ['ArrowDown'], shown: '↓', help: 'to a reader of the selected node (its successor)', graphOnly, run: () => this.walk('down') },
       { keys: ['ArrowLeft'], shown: '←', help: 'to the node on the left in the same row', graphOnly, run: () => this.walk('left') },
       { keys: ['ArrowRight'], shown: '→', help: 'to the node on the right in the same row', graphOnly, run: () => this.walk('right') },
+      { keys: ['Enter'], shown: 'Enter', help: 'open the selected group, or close the group around the selected node', graphOnly, run: () => this.toggleSelectedGroup() },
       { keys: ['/'], shown: '/', help: 'find a node by name or op type', run: () => byId('search').focus() },
       { keys: ['f'], shown: 'f', help: 'fit both graphs in view', run: () => this.zoomToFit() },
       { keys: ['+', '='], shown: '+ / −', help: 'zoom in / out', run: () => this.zoom(1.25) },
@@ -213,6 +231,8 @@ class App {
     byId('export-csv').addEventListener('click', () => download(`${this.baseName()}-layers.csv`, this.table.toCsv(), 'text/csv'));
     byId('export-png').addEventListener('click', () => void this.exportPng());
     byId('keys').addEventListener('click', () => this.keys.toggleHelp());
+    byId('collapse-all').addEventListener('click', () => this.setAllGroups(false));
+    byId('expand-all').addEventListener('click', () => this.setAllGroups(true));
     byId('theme').addEventListener('click', () => {
       const order: Array<ThemeName | null> = [null, 'light', 'dark'];
       this.applyTheme(order[(order.indexOf(this.themeChoice) + 1) % order.length]);
@@ -265,10 +285,12 @@ class App {
       this.report = opened.report;
       this.weights = null;
       this.lint = null;
+      this.groups = new GroupState();
+      this.bases = {};
       this.progress('Laying out both graphs', 0.7);
-      const layout = await this.step(0.7, (onProgress) => this.core.request('layout', { view: this.view }, { onProgress }));
+      const comparison = await this.layoutFor(this.view, 0.7);
       if (ticket !== this.opening) return;
-      this.showComparison(new Comparison(opened.report, layout), true);
+      this.showComparison(comparison, 'fresh');
       byId('progress').hidden = true;
       this.running = null;
       await this.loadAnalysis(ticket);
@@ -311,7 +333,26 @@ class App {
     }
   }
 
-  private showComparison(comparison: Comparison, fresh: boolean) {
+  /**
+   * Lays out both graphs of the open pair in `view`, with the groups open as chosen. The first
+   * layout of a view has every group open: it tells which group each node is in (a collapsed
+   * layout leaves hidden nodes out) and gives the labels to measure.
+   */
+  private async layoutFor(view: LayoutView, fraction: number): Promise<Comparison> {
+    const ask = (params: LayoutParams) => this.step(fraction, (onProgress) => this.core.request('layout', params, { onProgress }));
+    let base = this.bases[view];
+    let layout: LayoutPairReport | null = null;
+    if (!base) {
+      layout = await ask({ view });
+      base = this.bases[view] = { nodeGroups: nodeGroupsOf(layout), sizes: {} };
+    }
+    const params: LayoutParams = { view, ...this.groups.params(), ...base.sizes };
+    if (!layout || Object.keys(params).length > 1) layout = await ask(params);
+    return new Comparison(this.report!, layout, base.nodeGroups);
+  }
+
+  private showComparison(comparison: Comparison, mode: Redraw) {
+    const fresh = mode === 'fresh';
     const previous = this.selection;
     const previousIds = this.comparison ? SIDES.map((s) => previous[s].map((i) => this.comparison!.nodes[s][i].node.id)) : null;
     this.comparison = comparison;
@@ -321,6 +362,7 @@ class App {
     if (this.lint) comparison.setLint(this.lint);
     byId('welcome').hidden = true;
     byId('graphs').hidden = false;
+    byId('graphs').dataset.view = comparison.layout.float.view;
     const r = comparison.report;
     for (const side of SIDES) {
       byId(`name-${side}`).textContent = r[side].file;
@@ -333,7 +375,7 @@ class App {
       (r.argument_order_swapped ? ' · the files were given in the other order' : '');
     document.body.dataset.state = this.weights ? 'ready' : 'drawn';
     this.repaint();
-    this.firstView();
+    if (mode !== 'groups') this.firstView();
     const restored = fresh ? this.restored : null;
     this.restored = null;
     // The host's saved view (the page reloaded): its cameras, and its selection as it was, not scrolled to.
@@ -345,10 +387,12 @@ class App {
       if (sel && index !== undefined) this.setSelection({ ...comparison.selectionFor(sel.side, index), primary: { side: sel.side, index } }, !restored.cameras);
     } else if (previous.primary && previousIds) {
       // Same models in another view: select again what was clicked, with its entry as this view draws it.
-      const side = previous.primary.side;
-      const id = previousIds[SIDES.indexOf(side)][previous[side].indexOf(previous.primary.index)];
+      const keep = mode === 'groups' ? this.lastNode : null;
+      const side = keep?.side ?? previous.primary.side;
+      const id = keep?.id ?? previousIds[SIDES.indexOf(side)][previous[side].indexOf(previous.primary.index)];
       const [index] = id === undefined ? [] : comparison.indicesOf(side, id);
       if (index === undefined) this.setSelection(NO_SELECTION, false);
+      else if (mode === 'groups') this.setSelection({ ...comparison.selectionFor(side, index), primary: { side, index } }, false);
       else this.selectNode(side, index);
     } else {
       this.setSelection(NO_SELECTION, false);
@@ -358,15 +402,64 @@ class App {
   private async setView(view: LayoutView) {
     if (!this.report || view === this.view) return;
     this.view = view;
+    await this.relayout('view');
+  }
+
+  /** Opens or closes a group (by its index on `side`), on both sides, keeping it where it was on screen. */
+  private async toggleGroup(side: Side, group: number) {
+    const c = this.comparison;
+    const g = c?.layout[side].groups[group];
+    if (!c || !g) return;
+    const every = SIDES.flatMap((s) => c.layout[s].groups.map((x) => x.name));
+    if (g.state === 'collapsed') this.groups.expand(c.layout[side].groups, group, every);
+    else this.groups.collapse(g.name, every);
+    const before = this.groupCorner(c, side, g.name);
+    await this.relayout('groups');
+    const after = this.comparison && this.groupCorner(this.comparison, side, g.name);
+    if (before && after) {
+      const cam = this.views[side].camera;
+      this.views[side].setCamera({ ...cam, tx: cam.tx + (before[0] - after[0]) * cam.scale, ty: cam.ty + (before[1] - after[1]) * cam.scale }, true);
+    }
+  }
+
+  private setAllGroups(open: boolean) {
+    if (!this.report || open === this.groups.allOpen) return;
+    if (open) this.groups.expandAll();
+    else this.groups.collapseAll();
+    void this.relayout('groups');
+  }
+
+  /** Enter: opens the selected collapsed group, or closes the group around the selected node. */
+  private toggleSelectedGroup() {
+    const c = this.comparison, p = this.selection.primary;
+    if (!c || !p) return;
+    const n = c.layout[p.side].nodes[p.index];
+    if (n.kind === 'group') void this.toggleGroup(p.side, n.group);
+    else if (n.parent !== null) void this.toggleGroup(p.side, n.parent);
+  }
+
+  /** Top-left corner of a group as drawn (its box when open, its node when collapsed), in drawing units. */
+  private groupCorner(c: Comparison, side: Side, name: string): [number, number] | null {
+    const layout = c.layout[side];
+    const gi = layout.groups.findIndex((g) => g.name === name);
+    const box = layout.groups[gi]?.box;
+    if (box) return [box[0], box[1]];
+    const n = layout.nodes.find((m) => m.kind === 'group' && m.group === gi);
+    return n ? [n.x - n.w / 2, n.y - n.h / 2] : null;
+  }
+
+  /** Lays out the open pair again (another view, groups opened or closed) and draws it. */
+  private async relayout(mode: Redraw) {
+    if (!this.report) return;
     const ticket = this.opening;
     this.running = { id: null, abort: new AbortController() };
     try {
       this.progress('Laying out both graphs', 0.5);
-      const layout = await this.step(0.5, (onProgress) => this.core.request('layout', { view }, { onProgress }));
+      const comparison = await this.layoutFor(this.view, 0.5);
       if (ticket !== this.opening) return;
       byId('progress').hidden = true;
       this.running = null;
-      this.showComparison(new Comparison(this.report, layout), false);
+      this.showComparison(comparison, mode);
     } catch (e) {
       byId('progress').hidden = true;
       this.running = null;
@@ -377,6 +470,7 @@ class App {
   // ---- selection ---------------------------------------------------------------------------------
   selectNode(side: Side, index: number) {
     if (!this.comparison) return;
+    if (this.comparison.nodes[side][index].node.kind === 'group') this.lastNode = null;
     const s = this.comparison.selectionFor(side, index);
     this.setSelection({ ...s, primary: { side, index } }, true);
   }
@@ -390,6 +484,9 @@ class App {
 
   private setSelection(selection: Selection, reveal: boolean) {
     this.selection = selection;
+    const p = selection.primary, picked = p && this.comparison?.nodes[p.side][p.index].node;
+    if (!picked) this.lastNode = null;
+    else if (picked.kind !== 'group') this.lastNode = { side: p.side, id: picked.id };
     this.persist();
     const c = this.comparison;
     for (const side of SIDES) {

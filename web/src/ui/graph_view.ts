@@ -1,8 +1,10 @@
 // One side's graph on a canvas: the core's layout drawn with culling (a uniform grid finds what the
 // viewport shows), pan (drag, wheel), zoom (ctrl+wheel, pinch, buttons), zoom to fit, hit testing,
 // selection, and edge badges (Q/DQ folded onto edges) with a tooltip. Labels are fitted to the
-// core's box sizes with measureText. A visually hidden listbox mirrors the nodes for assistive
-// technology and carries the selection state as attributes.
+// core's box sizes with measureText. Name-scope groups: an open group is a box whose header
+// (its label line) closes it when clicked; a collapsed one is a node drawn as a stack, which opens
+// when clicked. A visually hidden listbox mirrors the nodes for assistive technology and carries the
+// selection state as attributes; a hidden list of buttons opens and closes the groups.
 import type { LayoutEdge, LayoutReport } from '../protocol/messages';
 import { el } from './dom';
 
@@ -21,12 +23,16 @@ export interface GraphViewEvents {
   select(index: number | null): void;
   camera(camera: Camera): void;
   badgeHover(edge: LayoutEdge | null, clientX: number, clientY: number): void;
+  /** Open or close group `group` (an index into the layout's groups). */
+  toggleGroup(group: number): void;
 }
 
 const CELL = 256;
 const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const SMALL_FONT = '10px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const MAX_SCALE = 4;
+/** Height of an open group's header, its label line: clicking there closes the group. */
+const GROUP_HEADER = 14;
 
 interface Theme {
   background: string; edge: string; edgeSelected: string; selection: string; counterpart: string;
@@ -101,6 +107,7 @@ class Grid {
 export class GraphView {
   readonly canvas: HTMLCanvasElement;
   readonly list: HTMLUListElement;
+  private readonly groupList: HTMLUListElement;
   private readonly ctx: CanvasRenderingContext2D;
   private layout: LayoutReport | null = null;
   private paints: NodePaint[] = [];
@@ -126,7 +133,8 @@ export class GraphView {
   constructor(host: HTMLElement, readonly label: string, private readonly events: GraphViewEvents) {
     this.canvas = el('canvas', { class: 'graph-canvas', attrs: { role: 'img', tabindex: '0', 'aria-label': `${label} graph: arrow keys walk the selection, ? lists the keys` } });
     this.list = el('ul', { class: 'sr-only node-list', attrs: { role: 'listbox', 'aria-label': `${label} graph nodes` } });
-    host.append(this.canvas, this.list);
+    this.groupList = el('ul', { class: 'sr-only group-list', attrs: { 'aria-label': `${label} graph groups` } });
+    host.append(this.canvas, this.list, this.groupList);
     this.ctx = this.canvas.getContext('2d', { alpha: false })!;
     this.refreshTheme();
     new ResizeObserver(() => this.resize()).observe(host);
@@ -161,6 +169,7 @@ export class GraphView {
     this.selected.clear();
     this.primary = null;
     this.list.replaceChildren();
+    this.groupList.replaceChildren();
     this.listItems = [];
     if (!layout) {
       this.invalidate();
@@ -171,11 +180,17 @@ export class GraphView {
     this.labels = layout.nodes.map((n, i) => {
       const b = [n.x - n.w / 2, n.y - n.h / 2, n.x + n.w / 2, n.y + n.h / 2] as const;
       this.nodeGrid.add(i, ...b);
-      return this.fit(n.label, n.w - 10);
+      return this.fit(n.kind === 'group' ? `▸ ${n.label} (${n.members})` : n.label, n.w - 10);
     });
     this.edgeGrid = new Grid(layout.edges.length);
     this.ctx.font = SMALL_FONT;
-    this.groupLabels = layout.groups.map((g) => (g.box ? this.fit(g.label, g.box[2] - 8) : ''));
+    this.groupLabels = layout.groups.map((g) => (g.box ? this.fit(`▾ ${g.label}`, g.box[2] - 8) : ''));
+    this.groupList.append(...layout.groups.flatMap((g, gi) => {
+      if (g.state !== 'expanded' || !g.box) return [];
+      const b = el('button', { text: `Collapse ${g.label}`, attrs: { type: 'button', tabindex: '-1' } });
+      b.addEventListener('click', () => this.events.toggleGroup(gi));
+      return [el('li', { attrs: { 'data-name': g.name, 'data-box': g.box.join(' ') } }, b)];
+    }));
     this.edgeSpan = new Float64Array(layout.edges.length);
     this.badgeAt = layout.edges.map((e, i) => {
       const p = e.points;
@@ -199,6 +214,7 @@ export class GraphView {
         text: `${n.label} — ${n.id}`,
         attrs: {
           role: 'option', tabindex: '-1', 'aria-selected': 'false', 'data-index': String(i), 'data-id': n.id, 'data-kind': n.kind,
+          ...(n.kind === 'group' ? { 'data-group': String(n.group), 'data-members': String(n.members) } : {}),
           'data-x': String(n.x), 'data-y': String(n.y), 'data-w': String(n.w), 'data-h': String(n.h),
         },
       });
@@ -405,6 +421,14 @@ export class GraphView {
         ctx.fillRect(x, y, Math.max(n.w, px), Math.max(n.h, px));
         continue;
       }
+      if (n.kind === 'group') {
+        // A collapsed group: a stack of cards, the one behind offset up and right.
+        ctx.lineWidth = px;
+        ctx.strokeStyle = theme.groupStroke;
+        ctx.beginPath();
+        ctx.roundRect(x + 4, y - 4, n.w, n.h, radius);
+        ctx.stroke();
+      }
       ctx.beginPath();
       if (n.kind === 'input' || n.kind === 'output') ctx.roundRect(x, y, n.w, n.h, n.h / 2);
       else ctx.roundRect(x, y, n.w, n.h, radius);
@@ -471,6 +495,20 @@ export class GraphView {
     return null;
   }
 
+  /** The open group whose header is under a canvas point (the innermost), or null. */
+  groupHeaderAt(sx: number, sy: number): number | null {
+    if (!this.layout || this.cam.scale < 0.3) return null;
+    const x = (sx - this.cam.tx) / this.cam.scale, y = (sy - this.cam.ty) / this.cam.scale;
+    let best: number | null = null, area = Infinity;
+    this.layout.groups.forEach((g, gi) => {
+      const b = g.box;
+      if (!b || x < b[0] || x > b[0] + b[2] || y < b[1] || y > b[1] + GROUP_HEADER || b[2] * b[3] >= area) return;
+      best = gi;
+      area = b[2] * b[3];
+    });
+    return best;
+  }
+
   private badgeEdgeAt(sx: number, sy: number): LayoutEdge | null {
     if (!this.layout || this.cam.scale < 0.3) return null;
     const x = (sx - this.cam.tx) / this.cam.scale, y = (sy - this.cam.ty) / this.cam.scale;
@@ -505,7 +543,7 @@ export class GraphView {
       }
       const edge = this.badgeEdgeAt(x, y);
       this.events.badgeHover(edge, e.clientX, e.clientY);
-      c.classList.toggle('pointing', edge !== null || this.nodeAt(x, y) !== null);
+      c.classList.toggle('pointing', edge !== null || this.nodeAt(x, y) !== null || this.groupHeaderAt(x, y) !== null);
     });
     const finish = (e: PointerEvent) => {
       if (!down || down.id !== e.pointerId) return;
@@ -514,7 +552,12 @@ export class GraphView {
       c.classList.remove('panning');
       if (wasClick && e.type === 'pointerup') {
         const [x, y] = local(e);
-        this.events.select(this.nodeAt(x, y));
+        const node = this.nodeAt(x, y);
+        const n = node === null ? null : this.layout!.nodes[node];
+        if (n?.kind === 'group') return this.events.toggleGroup(n.group);
+        const header = node === null ? this.groupHeaderAt(x, y) : null;
+        if (header !== null) return this.events.toggleGroup(header);
+        this.events.select(node);
       }
     };
     c.addEventListener('pointerup', finish);
