@@ -56,11 +56,17 @@ test('a 5,000-op pair (15,000 quantized nodes) opens, draws and pans smoothly', 
   const analysedAfter = (Date.now() - started) / 1000;
   assert.equal(await page.$$eval('#graph-float li[data-kind="op"]', (l) => l.length), 5001);
 
+  const minimap = () => page.$eval('#graph-quant .minimap', (c) => ({ renders: Number(c.dataset.renders), ms: Number(c.dataset.renderMs) }));
+  const before = await minimap();
   const readable = await pan(page, 'quant', 60, 120);
+  assert.equal((await minimap()).renders, before.renders, 'panning never draws the minimap overview again');
   await screenshot(page, '17-large-pair');
   await page.check('#raw-view');
   await page.waitForFunction(() => document.querySelectorAll('#graph-quant li[data-kind="op"]').length > 12000, null, { timeout: 60000 });
   const raw = await pan(page, 'quant', 60, 120);
+  const rawMinimap = await minimap();
+  t.diagnostic(`minimap overview of the raw graph drawn in ${rawMinimap.ms} ms`);
+  assert.ok(rawMinimap.ms < 250, `the minimap overview of 12,500 nodes: ${rawMinimap.ms} ms`);
   await page.click('#zoom-fit');
   const whole = await pan(page, 'quant', 20, 1);
   await screenshot(page, '18-large-pair-raw-fit');

@@ -13,6 +13,8 @@ import { DetailPanel } from './ui/detail_panel';
 import { byId, download, el } from './ui/dom';
 import { GraphView, type Camera } from './ui/graph_view';
 import { Shortcuts } from './ui/keyboard';
+import { measureLabels, type MeasuredSizes } from './ui/label_sizes';
+import { Minimap } from './ui/minimap';
 import { LayerTable } from './ui/layer_table';
 import { NodeSearch } from './ui/search';
 import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
@@ -25,7 +27,7 @@ type Redraw = 'fresh' | 'view' | 'groups';
 /** What the first layout of a view (every group open) tells, kept for the later layouts of that view. */
 interface ViewBase {
   nodeGroups: NodeGroups;
-  sizes: Omit<LayoutParams, 'view' | 'collapsed' | 'expanded'>;
+  sizes: MeasuredSizes;
 }
 const NO_SELECTION: Selection = { float: [], quant: [], primary: null };
 
@@ -107,7 +109,7 @@ class App {
   }
 
   private makeView(side: Side, label: string): GraphView {
-    return new GraphView(byId(`graph-${side}`), label, {
+    const view = new GraphView(byId(`graph-${side}`), label, {
       select: (index) => (index === null ? this.setSelection(NO_SELECTION, false) : this.selectNode(side, index)),
       camera: (camera) => {
         this.syncCamera(side, camera);
@@ -116,6 +118,8 @@ class App {
       badgeHover: (edge, x, y) => this.showBadgeTooltip(side, edge, x, y),
       toggleGroup: (group) => void this.toggleGroup(side, group),
     });
+    new Minimap(byId(`graph-${side}`), view);
+    return view;
   }
 
   // ---- keyboard ----------------------------------------------------------------------------------
@@ -336,7 +340,8 @@ class App {
   /**
    * Lays out both graphs of the open pair in `view`, with the groups open as chosen. The first
    * layout of a view has every group open: it tells which group each node is in (a collapsed
-   * layout leaves hidden nodes out) and gives the labels to measure.
+   * layout leaves hidden nodes out) and gives the labels to measure; the layout drawn is asked
+   * again with the measured sizes (so a view costs two layouts the first time, one afterwards).
    */
   private async layoutFor(view: LayoutView, fraction: number): Promise<Comparison> {
     const ask = (params: LayoutParams) => this.step(fraction, (onProgress) => this.core.request('layout', params, { onProgress }));
@@ -344,7 +349,7 @@ class App {
     let layout: LayoutPairReport | null = null;
     if (!base) {
       layout = await ask({ view });
-      base = this.bases[view] = { nodeGroups: nodeGroupsOf(layout), sizes: {} };
+      base = this.bases[view] = { nodeGroups: nodeGroupsOf(layout), sizes: measureLabels(layout) };
     }
     const params: LayoutParams = { view, ...this.groups.params(), ...base.sizes };
     if (!layout || Object.keys(params).length > 1) layout = await ask(params);

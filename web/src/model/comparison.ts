@@ -109,7 +109,10 @@ export class Comparison {
 
   /**
    * Drawn nodes of `side` with this model node id (one, except in odd layouts); for a node hidden
-   * in a collapsed group, that group's node.
+   * in a collapsed group, that group's node. Linked selection therefore highlights the closed group
+   * on the other side rather than opening it: the user closed it to see less, opening it would lay
+   * out both graphs again and move what they are looking at, and one click on the group opens it
+   * with the counterpart selected inside.
    */
   indicesOf(side: Side, id: string): number[] {
     const drawn = this.byId[side].get(id);

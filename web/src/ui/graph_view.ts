@@ -28,13 +28,21 @@ export interface GraphViewEvents {
 }
 
 const CELL = 256;
-const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+/** The font of node labels (label_sizes.ts measures with it). */
+export const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+/** Room left and right of a node's label inside its box. */
+export const LABEL_PAD = 5;
+
+/** The text drawn on a collapsed group's node. */
+export function groupNodeText(label: string, members: number): string {
+  return `▸ ${label} (${members})`;
+}
 const SMALL_FONT = '10px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const MAX_SCALE = 4;
 /** Height of an open group's header, its label line: clicking there closes the group. */
 const GROUP_HEADER = 14;
 
-interface Theme {
+export interface Theme {
   background: string; edge: string; edgeSelected: string; selection: string; counterpart: string;
   groupFill: string; groupStroke: string; groupText: string; badgeFill: string; badgeText: string;
 }
@@ -127,6 +135,9 @@ export class GraphView {
   private visibleEdges: number[] = [];
   private cssWidth = 0;
   private cssHeight = 0;
+  /** Bumped when what is drawn changes (layout, colours, theme), not when the camera moves. */
+  private content = 0;
+  private readonly frameListeners: Array<(content: number) => void> = [];
   /** Frames drawn, and the duration of the last one (ms): shown to tests and the status line. */
   stats = { frames: 0, lastFrameMs: 0, drawnNodes: 0, drawnEdges: 0 };
 
@@ -153,6 +164,20 @@ export class GraphView {
     return this.layout;
   }
 
+  /** Called after every frame with the content version (a minimap redraws its overview only when that changes). */
+  onFrame(listener: (content: number) => void): void {
+    this.frameListeners.push(listener);
+  }
+
+  /** Drawing colours of the theme (for views drawn from this one: the minimap, exports). */
+  get colors(): Readonly<Theme> {
+    return this.theme;
+  }
+
+  get nodePaints(): readonly NodePaint[] {
+    return this.paints;
+  }
+
   refreshTheme(): void {
     const css = getComputedStyle(this.canvas);
     const v = (name: string) => css.getPropertyValue(name).trim();
@@ -161,6 +186,7 @@ export class GraphView {
       counterpart: v('--counterpart'), groupFill: v('--group-fill'), groupStroke: v('--group-stroke'), groupText: v('--group-text'),
       badgeFill: v('--badge-fill'), badgeText: v('--badge-text'),
     };
+    this.content++;
     this.invalidate();
   }
 
@@ -180,7 +206,7 @@ export class GraphView {
     this.labels = layout.nodes.map((n, i) => {
       const b = [n.x - n.w / 2, n.y - n.h / 2, n.x + n.w / 2, n.y + n.h / 2] as const;
       this.nodeGrid.add(i, ...b);
-      return this.fit(n.kind === 'group' ? `▸ ${n.label} (${n.members})` : n.label, n.w - 10);
+      return this.fit(n.kind === 'group' ? groupNodeText(n.label, n.members) : n.label, n.w - 2 * LABEL_PAD);
     });
     this.edgeGrid = new Grid(layout.edges.length);
     this.ctx.font = SMALL_FONT;
@@ -213,6 +239,7 @@ export class GraphView {
       const li = el('li', {
         text: `${n.label} — ${n.id}`,
         attrs: {
+          'data-label': n.label,
           role: 'option', tabindex: '-1', 'aria-selected': 'false', 'data-index': String(i), 'data-id': n.id, 'data-kind': n.kind,
           ...(n.kind === 'group' ? { 'data-group': String(n.group), 'data-members': String(n.members) } : {}),
           'data-x': String(n.x), 'data-y': String(n.y), 'data-w': String(n.w), 'data-h': String(n.h),
@@ -228,6 +255,7 @@ export class GraphView {
 
   setPaints(paints: NodePaint[]): void {
     this.paints = paints;
+    this.content++;
     this.invalidate();
   }
 
@@ -349,6 +377,15 @@ export class GraphView {
     const layout = this.layout;
     if (!layout) return;
     const { scale, tx, ty } = this.cam;
+    try {
+      this.drawGraph(layout, scale, tx, ty, dpr, started);
+    } finally {
+      for (const listener of this.frameListeners) listener(this.content);
+    }
+  }
+
+  private drawGraph(layout: LayoutReport, scale: number, tx: number, ty: number, dpr: number, started: number) {
+    const { ctx, theme } = this;
     ctx.setTransform(dpr * scale, 0, 0, dpr * scale, dpr * tx, dpr * ty);
     const px = 1 / scale;  // one CSS pixel in drawing units
     const vx0 = -tx / scale, vy0 = -ty / scale, vx1 = (this.cssWidth - tx) / scale, vy1 = (this.cssHeight - ty) / scale;
