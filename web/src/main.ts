@@ -11,6 +11,7 @@ import {
 import { mismatchOrder, neighbour, stepThrough, type Direction } from './model/navigation';
 import { DetailPanel } from './ui/detail_panel';
 import { byId, download, el } from './ui/dom';
+import { FusionView } from './ui/fusion_view';
 import { GraphView, type Camera } from './ui/graph_view';
 import { Shortcuts } from './ui/keyboard';
 import { measureLabels, type MeasuredSizes } from './ui/label_sizes';
@@ -19,6 +20,7 @@ import { LayerTable } from './ui/layer_table';
 import { NodeSearch } from './ui/search';
 import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
 import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSources } from './ui/sources';
+import { bindTabs } from './ui/tabs';
 import { WorkerConnection } from './worker/worker_connection';
 
 type Selection = Record<Side, number[]> & { primary: { side: Side; index: number } | null };
@@ -37,6 +39,7 @@ class App {
   private readonly detail: DetailPanel;
   private readonly table: LayerTable;
   private readonly search: NodeSearch;
+  private readonly fusions: FusionView;
   private readonly keys: Shortcuts;
   private report: CompareReport | null = null;
   private comparison: Comparison | null = null;
@@ -75,6 +78,8 @@ class App {
     });
     this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, index) => this.selectNode(side, index));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
+    this.fusions = new FusionView(byId<HTMLTableElement>('fusion-table'), byId('fusion-detail'), byId('fusion-count'), (f) => this.selectEntry(f.entry));
+    bindTabs(byId('table-panel').querySelector('[role="tablist"]')!, (panel) => { byId('layer-tools').hidden = panel !== 'layers-panel'; });
     this.keys = this.bindKeys();
     this.bindControls();
     const host = uiHost();
@@ -362,6 +367,7 @@ class App {
     const previousIds = this.comparison ? SIDES.map((s) => previous[s].map((i) => this.comparison!.nodes[s][i].node.id)) : null;
     this.comparison = comparison;
     this.search.setComparison(comparison);
+    if (fresh) this.fusions.setReport(comparison.report);
     byId<HTMLButtonElement>('export-png').disabled = false;
     if (this.weights) comparison.setWeights(this.weights);
     if (this.lint) comparison.setLint(this.lint);
@@ -507,6 +513,7 @@ class App {
       status.dataset.kind = '';
       this.detail.clear();
       this.table.select(null);
+      this.fusions.showEntry(null);
       return;
     }
     const info = c.nodes[selection.primary.side][selection.primary.index];
@@ -516,6 +523,7 @@ class App {
     status.dataset.kind = entry?.kind ?? info.status;
     this.refreshDetail();
     this.table.select(info.entry);
+    this.fusions.showEntry(info.entry);
     if (reveal) this.reveal();
   }
 
@@ -614,6 +622,7 @@ class App {
     const hostTheme = uiHost()?.theme?.current();
     document.documentElement.dataset.theme = this.themeChoice ?? hostTheme ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
     for (const s of SIDES) this.views[s].refreshTheme();
+    this.fusions.refresh();
     this.repaint();
     this.refreshDetail();
   }

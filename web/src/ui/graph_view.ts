@@ -47,6 +47,17 @@ export interface Theme {
   groupFill: string; groupStroke: string; groupText: string; badgeFill: string; badgeText: string;
 }
 
+/** The drawing colours of the page's theme, from its CSS variables as they apply to `element`. */
+export function themeOf(element: Element): Theme {
+  const css = getComputedStyle(element);
+  const v = (name: string) => css.getPropertyValue(name).trim();
+  return {
+    background: v('--graph-bg'), edge: v('--edge'), edgeSelected: v('--edge-selected'), selection: v('--selection'),
+    counterpart: v('--counterpart'), groupFill: v('--group-fill'), groupStroke: v('--group-stroke'), groupText: v('--group-text'),
+    badgeFill: v('--badge-fill'), badgeText: v('--badge-text'),
+  };
+}
+
 /**
  * A uniform grid over the drawing: each cell lists the items whose boxes touch it. A query that
  * would visit more cells than there are items (far zoomed out) scans the items' boxes instead.
@@ -179,13 +190,7 @@ export class GraphView {
   }
 
   refreshTheme(): void {
-    const css = getComputedStyle(this.canvas);
-    const v = (name: string) => css.getPropertyValue(name).trim();
-    this.theme = {
-      background: v('--graph-bg'), edge: v('--edge'), edgeSelected: v('--edge-selected'), selection: v('--selection'),
-      counterpart: v('--counterpart'), groupFill: v('--group-fill'), groupStroke: v('--group-stroke'), groupText: v('--group-text'),
-      badgeFill: v('--badge-fill'), badgeText: v('--badge-text'),
-    };
+    this.theme = themeOf(this.canvas);
     this.content++;
     this.invalidate();
   }
