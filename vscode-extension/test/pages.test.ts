@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { CompareReport, LintFinding, WeightLayer, WeightsReport } from '../../web/src/protocol/messages';
 import { layersToCsv } from '../../web/src/ui/layer_table';
 import { pageHtml } from '../src/editor/webview_html';
-import { csvReport, escapeHtml, htmlReport, jsonReport } from '../src/export/reports';
+import { escapeHtml, htmlReport } from '../../web/src/export/html_report';
+import { csvReport, jsonReport } from '../src/export/reports';
 import { DEFAULT_SETTINGS } from '../src/host/settings';
 
 /** The repository's root: the nearest folder up from here that holds vscode-extension/package.json. */

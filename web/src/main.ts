@@ -8,6 +8,9 @@ import {
   describeError, type CompareReport, type LayoutEdge, type LayoutPairReport, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
   type WeightsReport,
 } from './protocol/messages';
+import { htmlReport } from './export/html_report';
+import { viewsPng } from './export/png';
+import { graphsSvg, pageChrome } from './export/svg';
 import { mismatchOrder, neighbour, stepThrough, type Direction } from './model/navigation';
 import { DetailPanel } from './ui/detail_panel';
 import { byId, download, el } from './ui/dom';
@@ -18,7 +21,7 @@ import { measureLabels, type MeasuredSizes } from './ui/label_sizes';
 import { Minimap } from './ui/minimap';
 import { LayerTable } from './ui/layer_table';
 import { NodeSearch } from './ui/search';
-import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
+import { damagedSqnrDb, OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
 import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSources } from './ui/sources';
 import { bindTabs } from './ui/tabs';
 import { WorkerConnection } from './worker/worker_connection';
@@ -42,6 +45,7 @@ class App {
   private readonly fusions: FusionView;
   private readonly keys: Shortcuts;
   private report: CompareReport | null = null;
+  private coreVersion = '';
   private comparison: Comparison | null = null;
   private weights: WeightsReport | null = null;
   private lint: LintFinding[] | null = null;
@@ -239,6 +243,8 @@ class App {
     byId('export-json').addEventListener('click', () => void this.exportJson());
     byId('export-csv').addEventListener('click', () => download(`${this.baseName()}-layers.csv`, this.table.toCsv(), 'text/csv'));
     byId('export-png').addEventListener('click', () => void this.exportPng());
+    byId('export-svg').addEventListener('click', () => this.exportSvg());
+    byId('export-html').addEventListener('click', () => this.exportHtml());
     byId('keys').addEventListener('click', () => this.keys.toggleHelp());
     byId('collapse-all').addEventListener('click', () => this.setAllGroups(false));
     byId('expand-all').addEventListener('click', () => this.setAllGroups(true));
@@ -292,6 +298,7 @@ class App {
       const opened = await this.step(0.35, (onProgress) => this.core.request('open', files, { transfer, onProgress }));
       if (ticket !== this.opening) return;
       this.report = opened.report;
+      this.coreVersion = opened.version;
       this.weights = null;
       this.lint = null;
       this.groups = new GroupState();
@@ -332,6 +339,7 @@ class App {
       status.textContent = lint.length ? `${lint.length} lint finding${lint.length === 1 ? '' : 's'}` : 'no lint findings';
       byId<HTMLButtonElement>('export-json').disabled = false;
       byId<HTMLButtonElement>('export-csv').disabled = false;
+      byId<HTMLButtonElement>('export-html').disabled = false;
       this.repaint();
       this.refreshDetail();
       document.body.dataset.state = 'ready';
@@ -369,6 +377,7 @@ class App {
     this.search.setComparison(comparison);
     if (fresh) this.fusions.setReport(comparison.report);
     byId<HTMLButtonElement>('export-png').disabled = false;
+    byId<HTMLButtonElement>('export-svg').disabled = false;
     if (this.weights) comparison.setWeights(this.weights);
     if (this.lint) comparison.setLint(this.lint);
     byId('welcome').hidden = true;
@@ -700,34 +709,36 @@ class App {
     download(`${this.baseName()}-compare.json`, `${JSON.stringify({ ...this.report, weights, lint: this.lint }, null, 2)}\n`, 'application/json');
   }
 
-  /** Both graphs as they are shown, side by side under a title line, as a PNG. */
+  /** A pane's title line in the exports: side, file and overlay. */
+  private paneTitle(side: Side): string {
+    return `${side === 'float' ? 'Float' : 'Quantized'}: ${this.report?.[side].file ?? ''} (${OVERLAYS[this.overlay].title.toLowerCase()})`;
+  }
+
+  /** Both graphs as they are shown, side by side under their title lines, as a PNG. */
   private async exportPng() {
-    const r = this.report;
-    if (!r) return;
-    const canvases = SIDES.map((s) => this.views[s].canvas);
-    const dpr = window.devicePixelRatio || 1;
-    const head = Math.round(28 * dpr), gap = Math.round(2 * dpr);
-    const out = document.createElement('canvas');
-    out.width = canvases[0].width + gap + canvases[1].width;
-    out.height = head + Math.max(canvases[0].height, canvases[1].height);
-    const ctx = out.getContext('2d')!;
-    const css = getComputedStyle(document.body);
-    ctx.fillStyle = css.getPropertyValue('--border').trim();
-    ctx.fillRect(0, 0, out.width, out.height);
-    let x = 0;
-    SIDES.forEach((side, k) => {
-      ctx.fillStyle = css.getPropertyValue('--panel').trim();
-      ctx.fillRect(x, 0, canvases[k].width, head - gap);
-      ctx.fillStyle = css.getPropertyValue('--text').trim();
-      ctx.font = `600 ${13 * dpr}px system-ui, sans-serif`;
-      ctx.textBaseline = 'middle';
-      ctx.fillText(`${side === 'float' ? 'Float' : 'Quantized'}: ${r[side].file} (${OVERLAYS[this.overlay].title.toLowerCase()})`, x + 10 * dpr, (head - gap) / 2,
-        canvases[k].width - 20 * dpr);
-      ctx.drawImage(canvases[k], x, head);
-      x += canvases[k].width + gap;
-    });
-    const blob = await new Promise<Blob | null>((resolve) => out.toBlob(resolve, 'image/png'));
+    if (!this.report) return;
+    const blob = await viewsPng(SIDES.map((s) => ({ title: this.paneTitle(s), canvas: this.views[s].canvas })), pageChrome());
     if (blob) download(`${this.baseName()}-view.png`, blob, 'image/png');
+  }
+
+  /** Both graphs as they are shown, as SVG (what is in view, every model string as escaped text). */
+  private viewsSvg(): string | null {
+    const panes = SIDES.map((s) => ({ title: this.paneTitle(s), view: this.views[s].snapshot() }));
+    if (!this.report || panes.some((p) => !p.view)) return null;
+    return graphsSvg(panes.map((p) => ({ title: p.title, view: p.view! })), pageChrome());
+  }
+
+  private exportSvg() {
+    const svg = this.viewsSvg();
+    if (svg) download(`${this.baseName()}-view.svg`, svg, 'image/svg+xml');
+  }
+
+  /** The self-contained HTML report (no script, opens offline), with the graphs as shown. */
+  private exportHtml() {
+    if (!this.report || !this.weights || !this.lint) return;
+    const html = htmlReport({ report: this.report, weights: this.weights, lint: this.lint }, { damagedSqnrDb: damagedSqnrDb() }, this.coreVersion,
+      this.viewsSvg() ?? undefined);
+    download(`${this.baseName()}-report.html`, html, 'text/html');
   }
 
   private showError(text: string, code = 'error') {

@@ -19,12 +19,33 @@ export interface NodePaint {
   text: string;
 }
 
+export interface ViewSnapshot {
+  layout: LayoutReport;
+  paints: readonly NodePaint[];
+  colors: Readonly<Theme>;
+  camera: Camera;
+  /** The view's size in CSS pixels. */
+  width: number;
+  height: number;
+  /** Labels as drawn (cut to their boxes), per node and per group. */
+  labels: readonly string[];
+  groupLabels: readonly string[];
+  /** Per edge: its badge's centre and half width, or null. */
+  badges: ReadonlyArray<readonly [number, number, number] | null>;
+  selected: ReadonlySet<number>;
+  primary: number | null;
+}
+
+/** Below this scale labels are not drawn (too small to read); below BADGE_SCALE badges and arrows neither. */
+export const LABEL_SCALE = 0.45;
+export const BADGE_SCALE = 0.3;
+
 export interface GraphViewEvents {
   select(index: number | null): void;
   camera(camera: Camera): void;
   badgeHover(edge: LayoutEdge | null, clientX: number, clientY: number): void;
-  /** Open or close group `group` (an index into the layout's groups). */
-  toggleGroup(group: number): void;
+  /** Open or close group `group` (an index into the layout's groups); without it, groups are not clickable. */
+  toggleGroup?(group: number): void;
 }
 
 const CELL = 256;
@@ -132,8 +153,10 @@ export class GraphView {
   private paints: NodePaint[] = [];
   private labels: string[] = [];
   private groupLabels: string[] = [];
+  /** Per edge: x, y, half width of the badge pill. */
   private badgeAt: Array<[number, number, number] | null> = [];
-  private edgeSpan = new Float64Array(0);  // per edge: the larger side of its bounding box  // per edge: x, y, half width of the badge pill
+  /** Per edge: the larger side of its bounding box. */
+  private edgeSpan = new Float64Array(0);
   private nodeGrid = new Grid(0);
   private edgeGrid = new Grid(0);
   private selected = new Set<number>();
@@ -180,13 +203,13 @@ export class GraphView {
     this.frameListeners.push(listener);
   }
 
-  /** Drawing colours of the theme (for views drawn from this one: the minimap, exports). */
-  get colors(): Readonly<Theme> {
-    return this.theme;
-  }
-
-  get nodePaints(): readonly NodePaint[] {
-    return this.paints;
+  /** What the view shows now, for what is drawn from it (the minimap, the SVG export); null before a layout. */
+  snapshot(): ViewSnapshot | null {
+    if (!this.layout) return null;
+    return {
+      layout: this.layout, paints: this.paints, colors: this.theme, camera: this.camera, width: this.cssWidth, height: this.cssHeight,
+      labels: this.labels, groupLabels: this.groupLabels, badges: this.badgeAt, selected: this.selected, primary: this.primary,
+    };
   }
 
   refreshTheme(): void {
@@ -216,10 +239,11 @@ export class GraphView {
     this.edgeGrid = new Grid(layout.edges.length);
     this.ctx.font = SMALL_FONT;
     this.groupLabels = layout.groups.map((g) => (g.box ? this.fit(`▾ ${g.label}`, g.box[2] - 8) : ''));
+    const toggle = this.events.toggleGroup?.bind(this.events);
     this.groupList.append(...layout.groups.flatMap((g, gi) => {
-      if (g.state !== 'expanded' || !g.box) return [];
+      if (g.state !== 'expanded' || !g.box || !toggle) return [];
       const b = el('button', { text: `Collapse ${g.label}`, attrs: { type: 'button', tabindex: '-1' } });
-      b.addEventListener('click', () => this.events.toggleGroup(gi));
+      b.addEventListener('click', () => toggle(gi));
       return [el('li', { attrs: { 'data-name': g.name, 'data-box': g.box.join(' ') } }, b)];
     }));
     this.edgeSpan = new Float64Array(layout.edges.length);
@@ -394,7 +418,7 @@ export class GraphView {
     ctx.setTransform(dpr * scale, 0, 0, dpr * scale, dpr * tx, dpr * ty);
     const px = 1 / scale;  // one CSS pixel in drawing units
     const vx0 = -tx / scale, vy0 = -ty / scale, vx1 = (this.cssWidth - tx) / scale, vy1 = (this.cssHeight - ty) / scale;
-    const detail = scale >= 0.45;
+    const detail = scale >= LABEL_SCALE;
 
     // Open name-scope groups: faint boxes with their label.
     ctx.lineWidth = px;
@@ -441,7 +465,7 @@ export class GraphView {
       }
       ctx.stroke();
     }
-    if (scale >= 0.3) {
+    if (scale >= BADGE_SCALE) {
       ctx.fillStyle = theme.edge;
       ctx.beginPath();
       for (const e of edges) traceArrow(ctx, layout.edges[e]);
@@ -499,7 +523,7 @@ export class GraphView {
     }
 
     // Badges of what is folded onto edges (Q/DQ, DQ, DynQ, rescale).
-    if (scale >= 0.3) {
+    if (scale >= BADGE_SCALE) {
       ctx.font = SMALL_FONT;
       ctx.textAlign = 'center';
       ctx.textBaseline = 'middle';
@@ -539,7 +563,7 @@ export class GraphView {
 
   /** The open group whose header is under a canvas point (the innermost), or null. */
   groupHeaderAt(sx: number, sy: number): number | null {
-    if (!this.layout || this.cam.scale < 0.3) return null;
+    if (!this.layout || !this.events.toggleGroup || this.cam.scale < BADGE_SCALE) return null;
     const x = (sx - this.cam.tx) / this.cam.scale, y = (sy - this.cam.ty) / this.cam.scale;
     let best: number | null = null, area = Infinity;
     this.layout.groups.forEach((g, gi) => {
@@ -552,7 +576,7 @@ export class GraphView {
   }
 
   private badgeEdgeAt(sx: number, sy: number): LayoutEdge | null {
-    if (!this.layout || this.cam.scale < 0.3) return null;
+    if (!this.layout || this.cam.scale < BADGE_SCALE) return null;
     const x = (sx - this.cam.tx) / this.cam.scale, y = (sy - this.cam.ty) / this.cam.scale;
     for (const e of this.edgeGrid.query(x - 40, y - 10, x + 40, y + 10, [])) {
       const b = this.badgeAt[e];
@@ -596,9 +620,10 @@ export class GraphView {
         const [x, y] = local(e);
         const node = this.nodeAt(x, y);
         const n = node === null ? null : this.layout!.nodes[node];
-        if (n?.kind === 'group') return this.events.toggleGroup(n.group);
+        const toggle = this.events.toggleGroup?.bind(this.events);
+        if (n?.kind === 'group' && toggle) return toggle(n.group);
         const header = node === null ? this.groupHeaderAt(x, y) : null;
-        if (header !== null) return this.events.toggleGroup(header);
+        if (header !== null && toggle) return toggle(header);
         this.events.select(node);
       }
     };

@@ -33,9 +33,10 @@ export class Minimap {
    * overview would be a sliver: the width is stretched up to 3 times to use the box, and centred.
    */
   private render() {
-    const layout = this.view.drawing;
-    this.canvas.hidden = !layout || layout.nodes.length === 0;
-    if (!layout || this.canvas.hidden) return;
+    const shown = this.view.snapshot();
+    this.canvas.hidden = !shown || shown.layout.nodes.length === 0;
+    if (!shown || this.canvas.hidden) return;
+    const { layout, colors, paints } = shown;
     const started = performance.now();
     const dpr = window.devicePixelRatio || 1;
     const width = Math.round(BOX_WIDTH * dpr), height = Math.round(BOX_HEIGHT * dpr);
@@ -44,7 +45,6 @@ export class Minimap {
     out.width = width;
     out.height = height;
     const ctx = out.getContext('2d')!;
-    const colors = this.view.colors, paints = this.view.nodePaints;
     ctx.fillStyle = colors.background;
     ctx.fillRect(0, 0, width, height);
     const pad = 3 * dpr;
@@ -80,9 +80,9 @@ export class Minimap {
     const ctx = this.ctx;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.drawImage(this.overview, 0, 0);
-    const { scale, tx, ty } = this.view.camera, { width, height } = this.view.size;
+    const { camera: { scale, tx, ty }, width, height, colors } = this.view.snapshot()!;
     const [x0, y0] = this.toMap(-tx / scale, -ty / scale), [x1, y1] = this.toMap((width - tx) / scale, (height - ty) / scale);
-    ctx.strokeStyle = this.view.colors.selection;
+    ctx.strokeStyle = colors.selection;
     ctx.lineWidth = 1.5 * dpr;
     ctx.strokeRect(x0 * dpr, y0 * dpr, Math.max((x1 - x0) * dpr, 2), Math.max((y1 - y0) * dpr, 2));
     this.canvas.dataset.viewport = [x0, y0, x1, y1].map((v) => v.toFixed(1)).join(' ');
