@@ -169,7 +169,7 @@ export class GraphView {
   private visibleEdges: number[] = [];
   private cssWidth = 0;
   private cssHeight = 0;
-  /** Bumped when what is drawn changes (layout, colours, theme), not when the camera moves. */
+  /** Bumped when what is drawn changes (layout, colours, theme, the view's size), not when the camera moves. */
   private content = 0;
   private readonly frameListeners: Array<(content: number) => void> = [];
   /** Frames drawn, and the duration of the last one (ms): shown to tests and the status line. */
@@ -377,6 +377,7 @@ export class GraphView {
     if (width === this.cssWidth && height === this.cssHeight) return;
     this.cssWidth = width;
     this.cssHeight = height;
+    this.content++;
     const dpr = window.devicePixelRatio || 1;
     this.canvas.width = Math.round(this.cssWidth * dpr);
     this.canvas.height = Math.round(this.cssHeight * dpr);

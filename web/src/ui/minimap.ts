@@ -1,12 +1,15 @@
 // A graph view's minimap: the whole drawing small, in a corner of the view, with the viewport as a
 // rectangle; a click or a drag there moves the view. The overview (every node, one rectangle each)
 // is drawn into an offscreen canvas once per layout, colours or theme, and each frame only copies
-// it and draws the rectangle, so panning a 20,000-node graph costs the minimap one drawImage.
+// it and draws the rectangle, so panning a 20,000-node graph costs the minimap one drawImage. It
+// takes at most a fixed share of its view, so that small screens keep most of the graph in sight.
 import { el } from './dom';
 import type { GraphView } from './graph_view';
 
-const BOX_WIDTH = 150;
-const BOX_HEIGHT = 120;
+/** The largest minimap, and the share of its view it may take at most (small screens). */
+const MAX_WIDTH = 150;
+const MAX_HEIGHT = 120;
+const SHARE = 0.28;
 
 export class Minimap {
   private readonly canvas: HTMLCanvasElement;
@@ -29,7 +32,7 @@ export class Minimap {
   }
 
   /**
-   * The overview, drawn once. Graphs are far taller than wide, and at their own aspect ratio the
+   * The overview, drawn once (again when the view's size changes). Graphs are far taller than wide, and at their own aspect ratio the
    * overview would be a sliver: the width is stretched up to 3 times to use the box, and centred.
    */
   private render() {
@@ -39,7 +42,8 @@ export class Minimap {
     const { layout, colors, paints } = shown;
     const started = performance.now();
     const dpr = window.devicePixelRatio || 1;
-    const width = Math.round(BOX_WIDTH * dpr), height = Math.round(BOX_HEIGHT * dpr);
+    const boxW = Math.round(Math.min(MAX_WIDTH, SHARE * shown.width)), boxH = Math.round(Math.min(MAX_HEIGHT, SHARE * shown.height));
+    const width = Math.round(boxW * dpr), height = Math.round(boxH * dpr);
     const out = this.overview ?? document.createElement('canvas');
     this.overview = out;
     out.width = width;
@@ -50,7 +54,7 @@ export class Minimap {
     const pad = 3 * dpr;
     this.sy = (height - 2 * pad) / Math.max(layout.height, 1) / dpr;
     this.sx = Math.min((width - 2 * pad) / Math.max(layout.width, 1) / dpr, 3 * this.sy);
-    this.ox = (BOX_WIDTH - layout.width * this.sx) / 2;
+    this.ox = (boxW - layout.width * this.sx) / 2;
     const sx = this.sx * dpr, sy = this.sy * dpr, ox = this.ox * dpr;
     ctx.fillStyle = colors.groupFill;
     for (const g of layout.groups) if (g.box) ctx.fillRect(ox + g.box[0] * sx, pad + g.box[1] * sy, g.box[2] * sx, g.box[3] * sy);
@@ -63,8 +67,8 @@ export class Minimap {
     });
     this.canvas.width = width;
     this.canvas.height = height;
-    this.canvas.style.width = `${BOX_WIDTH}px`;
-    this.canvas.style.height = `${BOX_HEIGHT}px`;
+    this.canvas.style.width = `${boxW}px`;
+    this.canvas.style.height = `${boxH}px`;
     this.renders++;
     this.canvas.dataset.renders = String(this.renders);
     this.canvas.dataset.renderMs = (performance.now() - started).toFixed(2);
