@@ -81,8 +81,8 @@ test('SVG of the view: both graphs as shown, every model string as text, nothing
   // The nodes each view has in sight, as the page's node list places them.
   const inSight = await page.evaluate(() => ['float', 'quant'].map((side) => {
     const host = document.getElementById(`graph-${side}`);
-    const [s, tx, ty] = host.querySelector('canvas').dataset.transform.split(' ').map(Number);
-    const r = host.querySelector('canvas').getBoundingClientRect();
+    const [s, tx, ty] = host.querySelector('.graph-canvas').dataset.transform.split(' ').map(Number);
+    const r = host.querySelector('.graph-canvas').getBoundingClientRect();
     return [...host.querySelectorAll('.node-list li')].filter((li) => {
       const x = Number(li.dataset.x), y = Number(li.dataset.y), w = Number(li.dataset.w), h = Number(li.dataset.h);
       return (x + w / 2) * s + tx >= 0 && (x - w / 2) * s + tx <= r.width && (y + h / 2) * s + ty >= 0 && (y - h / 2) * s + ty <= r.height;

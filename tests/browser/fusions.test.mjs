@@ -1,26 +1,14 @@
 // The Fusions tab in Chromium: every fusion of the compare report listed with its pattern and
 // verification; picking one draws the fused float subgraph (its ops and the edges between them)
 // next to the quantized op it became, and selects the fusion in both main graphs.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import {
-  assertClean, cliCompare, launchBrowser, newPage, pairsDir, pairUrl, screenshot, selectedIds, setTheme, startServer, waitDrawn,
-} from './harness.mjs';
+import { assertClean, cliCompare, openFixturePair, pairsDir, screenshot, selectedIds, setTheme, useBrowser } from './harness.mjs';
 
 const PAIR = 'ort_fused_transformer';
 const reference = cliCompare(path.join(pairsDir, PAIR, 'float.onnx'), path.join(pairsDir, PAIR, 'quant.onnx'));
-let server, browser;
-
-before(async () => {
-  server = await startServer([['/models/', pairsDir]]);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = useBrowser();
 
 /** The fusion's float ops (logical ops named in it) and the edges between them, from the CLI's report. */
 function subgraph(fusion) {
@@ -32,9 +20,7 @@ function subgraph(fusion) {
 }
 
 test('the Fusions tab lists every fusion; picking one draws its subgraph and selects it in both graphs', async () => {
-  const page = await newPage(browser.context);
-  await page.goto(server.url + pairUrl(PAIR));
-  await waitDrawn(page);
+  const page = await openFixturePair(env, PAIR);
   assert.equal(await page.textContent('#fusion-count'), String(reference.fusions.length));
   await page.click('#tab-fusions');
   assert.equal(await page.isVisible('#fusion-table'), true);

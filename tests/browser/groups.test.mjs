@@ -2,24 +2,12 @@
 // sides, by name), a click on a collapsed group opens it, Enter does either for the selection,
 // Collapse all / Expand all, and linked selection when the counterpart is hidden in a collapsed
 // group (the group is selected in its place).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  assertClean, clickNode, launchBrowser, newPage, pairsDir, pairUrl, screenshot, selectedIds, setTheme, startServer, waitDrawn,
-} from './harness.mjs';
+import { assertClean, clickNode, openFixturePair, screenshot, selectedIds, setTheme, useBrowser } from './harness.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
-let server, browser;
-
-before(async () => {
-  server = await startServer([['/models/', pairsDir]]);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = useBrowser();
 
 const drawnIds = (page, side) => page.$$eval(`#graph-${side} li[data-id]`, (lis) => lis.map((li) => li.dataset.id));
 const groupNodes = (page, side) => page.$$eval(`#graph-${side} li[data-kind="group"]`, (lis) => lis.map((li) => li.dataset.id).sort());
@@ -31,8 +19,8 @@ function headerAt(page, side, name) {
     const li = [...host.querySelectorAll('.group-list li')].find((l) => l.dataset.name === name);
     if (!li) return null;
     const [x, y] = li.dataset.box.split(' ').map(Number);
-    const [s, tx, ty] = host.querySelector('canvas').dataset.transform.split(' ').map(Number);
-    const r = host.querySelector('canvas').getBoundingClientRect();
+    const [s, tx, ty] = host.querySelector('.graph-canvas').dataset.transform.split(' ').map(Number);
+    const r = host.querySelector('.graph-canvas').getBoundingClientRect();
     return { x: r.left + tx + (x + 12) * s, y: r.top + ty + (y + 5) * s };
   }, { side, name });
 }
@@ -43,9 +31,7 @@ async function waitGroupNode(page, side, name, present = true) {
 }
 
 test('a group header click closes the group on both sides; a counterpart inside it selects the group; a click opens it', async () => {
-  const page = await newPage(browser.context);
-  await page.goto(server.url + pairUrl(PAIR));
-  await waitDrawn(page);
+  const page = await openFixturePair(env, PAIR);
   assert.deepEqual(await groupNodes(page, 'float'), [], 'every group open at first');
   await page.click('#zoom-fit');
   const header = await headerAt(page, 'float', 'res/conv');
@@ -58,8 +44,8 @@ test('a group header click closes the group on both sides; a counterpart inside 
   const node = await page.evaluate(() => {
     const host = document.getElementById('graph-float');
     const li = [...host.querySelectorAll('li[data-kind="group"]')].find((l) => l.dataset.id === 'res/conv');
-    const [s, tx, ty] = host.querySelector('canvas').dataset.transform.split(' ').map(Number);
-    const r = host.querySelector('canvas').getBoundingClientRect();
+    const [s, tx, ty] = host.querySelector('.graph-canvas').dataset.transform.split(' ').map(Number);
+    const r = host.querySelector('.graph-canvas').getBoundingClientRect();
     return { x: r.left + tx + (Number(li.dataset.x) - Number(li.dataset.w) / 2) * s, y: r.top + ty + (Number(li.dataset.y) - Number(li.dataset.h) / 2) * s };
   });
   assert.ok(Math.abs(node.x - (header.x - 12)) < 30 && Math.abs(node.y - (header.y - 5)) < 30, `kept in place: ${JSON.stringify({ node, header })}`);
@@ -85,9 +71,7 @@ test('a group header click closes the group on both sides; a counterpart inside 
 });
 
 test('Enter closes the group around the selection and opens a selected group; Collapse all and Expand all', async () => {
-  const page = await newPage(browser.context);
-  await page.goto(server.url + pairUrl(PAIR));
-  await waitDrawn(page);
+  const page = await openFixturePair(env, PAIR);
   await clickNode(page, 'float', '/down/relu/Relu');
   await page.keyboard.press('Enter');
   await waitGroupNode(page, 'float', 'down/relu');

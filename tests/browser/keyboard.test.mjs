@@ -2,33 +2,18 @@
 // layer table's order, arrow keys along edges, / to search, f to fit, Esc to clear, ? for the key
 // help, focus rings, and no shortcut while typing. Each selection made by a key is linked (both
 // sides) and scrolled into view on both sides.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import {
-  assertClean, clickNode, cliCompare, launchBrowser, newPage, nodeInView, pairsDir, pairUrl, screenshot, selectedIds, setTheme, startServer, waitDrawn,
+  assertClean, clickNode, cliCompare, nodeInView, openFixturePair, pairsDir, screenshot, selectedIds, setTheme, useBrowser,
 } from './harness.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
 const reference = cliCompare(path.join(pairsDir, PAIR, 'float.onnx'), path.join(pairsDir, PAIR, 'quant.onnx'));
-let server, browser;
+const env = useBrowser();
 
-before(async () => {
-  server = await startServer([['/models/', pairsDir]]);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-async function openPair() {
-  const page = await newPage(browser.context);
-  await page.goto(server.url + pairUrl(PAIR));
-  await waitDrawn(page);
-  return page;
-}
+const openPair = () => openFixturePair(env, PAIR);
 
 const isMismatch = (e) => !['identical', 'renamed'].includes(e.kind) || e.confidence < 0.5;
 
@@ -57,9 +42,9 @@ test('n / p step through the mismatches top to bottom, selected on both sides an
   // Far zoomed in, so that each step has to scroll both views.
   await page.uncheck('#link-views');
   for (const side of ['float', 'quant']) {
-    for (let i = 0; i < 8; i++) await page.locator(`#graph-${side} canvas`).dispatchEvent('wheel', { deltaY: -300, ctrlKey: true });
+    for (let i = 0; i < 8; i++) await page.locator(`#graph-${side} .graph-canvas`).dispatchEvent('wheel', { deltaY: -300, ctrlKey: true });
   }
-  await page.locator('#graph-float canvas').focus();
+  await page.locator('#graph-float .graph-canvas').focus();
   const visited = [], ys = [];
   for (let k = 0; k < expected.length; k++) {
     await page.keyboard.press('n');
@@ -86,7 +71,7 @@ test('n / p step through the mismatches top to bottom, selected on both sides an
 
 test('w / W follow the layer table, worst first; arrow keys walk along edges', async () => {
   const page = await openPair();
-  await page.locator('#graph-quant canvas').focus();
+  await page.locator('#graph-quant .graph-canvas').focus();
   const layers = reference.weights.layers;
   await page.keyboard.press('w');
   assert.ok((await selectedIds(page, 'quant')).includes(layers[0].quant_node), 'w: the worst layer');
@@ -115,13 +100,13 @@ test('w / W follow the layer table, worst first; arrow keys walk along edges', a
 test('/ focuses the search and keys typed there are text; f fits; ? shows the key help; focus rings', async () => {
   const page = await openPair();
   await page.click('#zoom-fit');
-  const fitted = await page.getAttribute('#graph-float canvas', 'data-transform');
-  await page.locator('#graph-float canvas').focus();
+  const fitted = await page.getAttribute('#graph-float .graph-canvas', 'data-transform');
+  await page.locator('#graph-float .graph-canvas').focus();
   await page.keyboard.press('+');
   await page.keyboard.press('+');
-  assert.notEqual(await page.getAttribute('#graph-float canvas', 'data-transform'), fitted, '+ zooms');
+  assert.notEqual(await page.getAttribute('#graph-float .graph-canvas', 'data-transform'), fitted, '+ zooms');
   await page.keyboard.press('f');
-  assert.equal(await page.getAttribute('#graph-float canvas', 'data-transform'), fitted, 'f fits as the Fit button does');
+  assert.equal(await page.getAttribute('#graph-float .graph-canvas', 'data-transform'), fitted, 'f fits as the Fit button does');
 
   await page.keyboard.press('/');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'search');
@@ -137,7 +122,7 @@ test('/ focuses the search and keys typed there are text; f fits; ? shows the ke
     focused = await page.evaluate(() => document.activeElement?.parentElement?.id ?? '');
   }
   assert.equal(focused, 'graph-float', 'the float graph takes the focus by Tab');
-  const ring = await page.$eval('#graph-float canvas', (c) => [c.matches(':focus-visible'), getComputedStyle(c).outlineStyle, getComputedStyle(c).outlineWidth]);
+  const ring = await page.$eval('#graph-float .graph-canvas', (c) => [c.matches(':focus-visible'), getComputedStyle(c).outlineStyle, getComputedStyle(c).outlineWidth]);
   assert.deepEqual(ring, [true, 'solid', '2px']);
 
   await page.keyboard.press('?');

@@ -2,21 +2,11 @@
 // core lays out boxes that fit them, snugly (the core's own estimate, 7 px a character, is wider
 // for most op types and narrower for some names), in the logical and the raw view, and for
 // collapsed groups.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClean, launchBrowser, newPage, pairsDir, pairUrl, screenshot, startServer, waitDrawn } from './harness.mjs';
+import { assertClean, openFixturePair, screenshot, useBrowser } from './harness.mjs';
 
-let server, browser;
-
-before(async () => {
-  server = await startServer([['/models/', pairsDir]]);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = useBrowser();
 
 /** Every drawn node of both sides with its box width and its label's width in the view's font. */
 function boxes(page) {
@@ -40,9 +30,7 @@ function assertFitted(list, what) {
 }
 
 test('boxes fit their labels as the page measures them (logical view, raw view, collapsed groups)', async () => {
-  const page = await newPage(browser.context);
-  await page.goto(server.url + pairUrl('ort_fused_transformer'));
-  await waitDrawn(page);
+  const page = await openFixturePair(env, 'ort_fused_transformer');
   assertFitted((await boxes(page)).filter((b) => b.kind === 'op'), 'logical view');
   await screenshot(page, '25-measured-labels');
   await page.check('#raw-view');

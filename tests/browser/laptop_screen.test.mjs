@@ -1,28 +1,13 @@
 // The page on a 1366×768 laptop screen, in both themes: the toolbar stays on one line, the graphs
 // keep most of the height, the minimaps stay small, nothing overflows the window.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  assertClean, clickNode, launchBrowser, newPage, pairsDir, pairUrl, screenshot, setTheme, startServer, waitDrawn,
-} from './harness.mjs';
+import { assertClean, clickNode, openFixturePair, screenshot, setTheme, useBrowser } from './harness.mjs';
 
-let server, browser;
-
-before(async () => {
-  server = await startServer([['/models/', pairsDir]]);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = useBrowser();
 
 test('at 1366×768: one toolbar line, graphs in most of the height, small minimaps, no overflow', async () => {
-  const page = await newPage(browser.context);
-  await page.setViewportSize({ width: 1366, height: 768 });
-  await page.goto(server.url + pairUrl('ort_fused_transformer'));
-  await waitDrawn(page);
+  const page = await openFixturePair(env, 'ort_fused_transformer', { width: 1366, height: 768 });
   await clickNode(page, 'float', '/layer0/attn/q_proj/MatMul');
   const m = await page.evaluate(() => {
     const tops = [...document.querySelectorAll('.toolbar button, .toolbar .file-button, .toolbar select')].map((e) => Math.round(e.getBoundingClientRect().top));

@@ -31,7 +31,7 @@ after(async () => {
 /** Pans one view with wheel events for `frames` frames; returns each frame's drawing time (ms). */
 function pan(page, side, frames, dy) {
   return page.evaluate(async ({ side, frames, dy }) => {
-    const canvas = document.querySelector(`#graph-${side} canvas`);
+    const canvas = document.querySelector(`#graph-${side} .graph-canvas`);
     const times = [];
     const started = performance.now();
     for (let i = 0; i < frames; i++) {

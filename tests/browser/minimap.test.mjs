@@ -1,36 +1,22 @@
 // The minimap of each graph in Chromium: drawn once per layout or colouring (not per frame), its
 // viewport rectangle follows the view, and a click or a drag on it moves the view there.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  assertClean, launchBrowser, newPage, nodeInView, pairsDir, pairUrl, screenshot, setTheme, startServer, waitDrawn,
-} from './harness.mjs';
+import { assertClean, nodeInView, openFixturePair, screenshot, setTheme, useBrowser } from './harness.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
-let server, browser;
-
-before(async () => {
-  server = await startServer([['/models/', pairsDir]]);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = useBrowser();
 
 const minimap = (page, side) => page.$eval(`#graph-${side} .minimap`, (c) => ({ renders: Number(c.dataset.renders), viewport: c.dataset.viewport }));
 const frame = (page) => page.waitForFunction(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true)))));
 
 test('the minimap shows the viewport, is drawn once per layout, and moves the view on click and drag', async () => {
-  const page = await newPage(browser.context);
-  await page.goto(server.url + pairUrl(PAIR));
-  await waitDrawn(page);
+  const page = await openFixturePair(env, PAIR);
   for (let i = 0; i < 3; i++) await page.click('#zoom-in');
   await frame(page);
   const first = await minimap(page, 'float');
   assert.ok(first.renders >= 1 && first.viewport, 'drawn, with the viewport');
-  const canvas = page.locator('#graph-float canvas.graph-canvas');
+  const canvas = page.locator('#graph-float .graph-canvas');
   for (let i = 0; i < 10; i++) await canvas.dispatchEvent('wheel', { deltaY: 40 });
   await frame(page);
   const panned = await minimap(page, 'float');

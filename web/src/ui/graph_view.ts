@@ -4,7 +4,8 @@
 // core's box sizes with measureText. Name-scope groups: an open group is a box whose header
 // (its label line) closes it when clicked; a collapsed one is a node drawn as a stack, which opens
 // when clicked. A visually hidden listbox mirrors the nodes for assistive technology and carries the
-// selection state as attributes; a hidden list of buttons opens and closes the groups.
+// selection state as attributes; a hidden list of buttons opens and closes the groups, and another
+// names what is folded onto edges (the badges).
 import type { LayoutEdge, LayoutReport } from '../protocol/messages';
 import { el } from './dom';
 
@@ -148,6 +149,7 @@ export class GraphView {
   readonly canvas: HTMLCanvasElement;
   readonly list: HTMLUListElement;
   private readonly groupList: HTMLUListElement;
+  private readonly badgeList: HTMLUListElement;
   private readonly ctx: CanvasRenderingContext2D;
   private layout: LayoutReport | null = null;
   private paints: NodePaint[] = [];
@@ -179,7 +181,8 @@ export class GraphView {
     this.canvas = el('canvas', { class: 'graph-canvas', attrs: { role: 'img', tabindex: '0', 'aria-label': `${label} graph: arrow keys walk the selection, ? lists the keys` } });
     this.list = el('ul', { class: 'sr-only node-list', attrs: { role: 'listbox', 'aria-label': `${label} graph nodes` } });
     this.groupList = el('ul', { class: 'sr-only group-list', attrs: { 'aria-label': `${label} graph groups` } });
-    host.append(this.canvas, this.list, this.groupList);
+    this.badgeList = el('ul', { class: 'sr-only badge-list', attrs: { 'aria-label': `${label} graph: what is folded onto edges` } });
+    host.append(this.canvas, this.list, this.groupList, this.badgeList);
     this.ctx = this.canvas.getContext('2d', { alpha: false })!;
     this.refreshTheme();
     new ResizeObserver(() => this.resize()).observe(host);
@@ -224,6 +227,7 @@ export class GraphView {
     this.primary = null;
     this.list.replaceChildren();
     this.groupList.replaceChildren();
+    this.badgeList.replaceChildren();
     this.listItems = [];
     if (!layout) {
       this.invalidate();
@@ -261,6 +265,11 @@ export class GraphView {
       }
       if (!e.badge) return null;
       const [x, y] = badgePosition(e);
+      const from = layout.nodes[e.from], to = layout.nodes[e.to];
+      this.badgeList.append(el('li', {
+        text: `${e.badge}: ${from.label} → ${to.label}`,
+        attrs: { 'data-badge': e.badge, 'data-from': from.id, 'data-to': to.id, 'data-x': String(x), 'data-y': String(y), ...(e.stub ? { 'data-stub': '' } : {}) },
+      }));
       return [x, y, this.ctx.measureText(e.badge).width / 2 + 5];
     });
     const fragment = document.createDocumentFragment();
