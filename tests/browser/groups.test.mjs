@@ -87,6 +87,20 @@ test('Enter closes the group around the selection and opens a selected group; Co
   const float = await groupNodes(page, 'float');
   assert.deepEqual(float, ['down', 'fc', 'flat', 'pool', 'res', 'stem'], 'the top-level groups, each one node');
   assert.equal((await drawnIds(page, 'float')).filter((id) => id.startsWith('/') && id !== '/Add').length, 0, 'no op inside a group drawn');
+  // Find a node hidden in a closed group: its group is selected; opening the groups leads to it.
+  await page.fill('#search', '/res/conv/Conv');
+  await page.waitForSelector('#search-results li[data-side="float"][data-id="/res/conv/Conv"]');
+  await page.press('#search', 'Enter');
+  assert.deepEqual(await selectedIds(page, 'float'), ['res']);
+  assert.match(await page.textContent('#detail'), /res: a closed group of \d+ nodes/);
+  await clickNode(page, 'float', 'res');
+  await waitGroupNode(page, 'float', 'res', false);
+  assert.deepEqual(await selectedIds(page, 'float'), ['res/conv'], 'the next closed group around it');
+  await clickNode(page, 'float', 'res/conv');
+  await waitGroupNode(page, 'float', 'res/conv', false);
+  assert.ok((await selectedIds(page, 'float')).includes('/res/conv/Conv'), 'the node found, selected');
+  await page.click('#collapse-all');
+  await page.waitForFunction(() => document.querySelectorAll('#graph-float .group-list li').length === 0);
   // The raw view keeps the groups closed.
   await page.check('#raw-view');
   await page.waitForSelector('#graphs[data-view="nodes"]');

@@ -20,7 +20,7 @@ import { Shortcuts } from './ui/keyboard';
 import { measureLabels, type MeasuredSizes } from './ui/label_sizes';
 import { Minimap } from './ui/minimap';
 import { LayerTable } from './ui/layer_table';
-import { NodeSearch } from './ui/search';
+import { NodeSearch, type SearchItem } from './ui/search';
 import { damagedSqnrDb, OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
 import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSources } from './ui/sources';
 import { bindTabs } from './ui/tabs';
@@ -32,6 +32,8 @@ type Redraw = 'fresh' | 'view' | 'groups';
 /** What the first layout of a view (every group open) tells, kept for the later layouts of that view. */
 interface ViewBase {
   nodeGroups: NodeGroups;
+  /** Every node of both sides, drawn or hidden in a closed group: what Find a node searches. */
+  nodes: SearchItem[];
   sizes: MeasuredSizes;
 }
 const NO_SELECTION: Selection = { float: [], quant: [], primary: null };
@@ -74,13 +76,10 @@ class App {
       quant: this.makeView('quant', 'Quantized'),
     };
     this.detail = new DetailPanel(byId('detail'), {
-      selectId: (side, id) => {
-        const [index] = this.comparison?.indicesOf(side, id) ?? [];
-        if (index !== undefined) this.selectNode(side, index);
-      },
+      selectId: (side, id) => this.selectId(side, id),
       loadWeights: (info, host) => void this.loadWeights(info, host),
     });
-    this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, index) => this.selectNode(side, index));
+    this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, id) => this.selectId(side, id));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
     this.fusions = new FusionView(byId<HTMLTableElement>('fusion-table'), byId('fusion-detail'), byId('fusion-count'), (f) => this.selectEntry(f.entry));
     bindTabs(byId('table-panel').querySelector('[role="tablist"]')!, (panel) => { byId('layer-tools').hidden = panel !== 'layers-panel'; });
@@ -362,10 +361,12 @@ class App {
     let layout: LayoutPairReport | null = null;
     if (!base) {
       layout = await ask({ view });
-      base = this.bases[view] = { nodeGroups: nodeGroupsOf(layout), sizes: measureLabels(layout) };
+      const nodes = SIDES.flatMap((side) => layout![side].nodes.filter((n) => n.kind !== 'group').map((n) => ({ side, id: n.id, label: n.label })));
+      base = this.bases[view] = { nodeGroups: nodeGroupsOf(layout), nodes, sizes: measureLabels(layout) };
     }
     const params: LayoutParams = { view, ...this.groups.params(), ...base.sizes };
     if (!layout || Object.keys(params).length > 1) layout = await ask(params);
+    this.search.setItems(base.nodes);
     return new Comparison(this.report!, layout, base.nodeGroups);
   }
 
@@ -374,7 +375,6 @@ class App {
     const previous = this.selection;
     const previousIds = this.comparison ? SIDES.map((s) => previous[s].map((i) => this.comparison!.nodes[s][i].node.id)) : null;
     this.comparison = comparison;
-    this.search.setComparison(comparison);
     if (fresh) this.fusions.setReport(comparison.report);
     byId<HTMLButtonElement>('export-png').disabled = false;
     byId<HTMLButtonElement>('export-svg').disabled = false;
@@ -443,7 +443,7 @@ class App {
   }
 
   private setAllGroups(open: boolean) {
-    if (!this.report || open === this.groups.allOpen) return;
+    if (!this.report || (open && this.groups.allOpen)) return;
     if (open) this.groups.expandAll();
     else this.groups.collapseAll();
     void this.relayout('groups');
@@ -495,6 +495,14 @@ class App {
     this.setSelection({ ...s, primary: { side, index } }, true);
   }
 
+  /** Selects a model node by id: the node, or the closed group it is hidden in (which then opens onto it). */
+  selectId(side: Side, id: string) {
+    const [index] = this.comparison?.indicesOf(side, id) ?? [];
+    if (index === undefined) return;
+    this.selectNode(side, index);
+    this.lastNode = { side, id };
+  }
+
   selectEntry(entry: number) {
     if (!this.comparison) return;
     const s = this.comparison.selectionForEntry(entry);
@@ -540,6 +548,11 @@ class App {
     const c = this.comparison, p = this.selection.primary;
     if (!c || !p) return;
     const info = c.nodes[p.side][p.index];
+    const n = info.node;
+    if (n.kind === 'group') {
+      this.detail.clear(`${n.label}: a closed group of ${n.members} node${n.members === 1 ? '' : 's'}. Click it, or press Enter, to open it.`);
+      return;
+    }
     this.detail.show(info, c, this.selection[other(p.side)].map((i) => c.nodes[other(p.side)][i]));
   }
 
