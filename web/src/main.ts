@@ -55,6 +55,8 @@ class App {
   private overlay: OverlayName = 'status';
   private view: LayoutView = 'logical';
   private groups = new GroupState();
+  /** The mismatches in drawing order, made once per drawn comparison (n / p). */
+  private mismatches: { of: Comparison; order: ReturnType<typeof mismatchOrder> } | null = null;
   private bases: Partial<Record<LayoutView, ViewBase>> = {};
   private selection: Selection = NO_SELECTION;
   /**
@@ -161,7 +163,8 @@ class App {
   private stepMismatch(dir: 1 | -1) {
     const c = this.comparison;
     if (!c) return;
-    const order = mismatchOrder(c);
+    if (this.mismatches?.of !== c) this.mismatches = { of: c, order: mismatchOrder(c) };
+    const order = this.mismatches.order;
     const p = this.selection.primary;
     const current = p ? c.nodes[p.side][p.index].entry : null;
     const entries = order.map((o) => o.entry);
