@@ -8,20 +8,18 @@ import {
   describeError, type CompareReport, type LayoutEdge, type LayoutPairReport, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
   type WeightsReport,
 } from './protocol/messages';
-import { htmlReport } from './export/html_report';
-import { viewsPng } from './export/png';
-import { graphsSvg, pageChrome } from './export/svg';
-import { mismatchOrder, neighbour, stepThrough, type Direction } from './model/navigation';
+import { PageExports } from './export/page_exports';
 import { DetailPanel } from './ui/detail_panel';
-import { byId, download, el } from './ui/dom';
+import { byId, el } from './ui/dom';
 import { FusionView } from './ui/fusion_view';
 import { GraphView, type Camera } from './ui/graph_view';
-import { Shortcuts } from './ui/keyboard';
+import type { Shortcuts } from './ui/keyboard';
 import { measureLabels, type MeasuredSizes } from './ui/label_sizes';
 import { Minimap } from './ui/minimap';
 import { LayerTable } from './ui/layer_table';
 import { NodeSearch, type SearchItem } from './ui/search';
-import { damagedSqnrDb, OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
+import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
+import { pageShortcuts } from './ui/page_keys';
 import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSources } from './ui/sources';
 import { bindTabs } from './ui/tabs';
 import { WorkerConnection } from './worker/worker_connection';
@@ -45,6 +43,7 @@ class App {
   private readonly table: LayerTable;
   private readonly search: NodeSearch;
   private readonly fusions: FusionView;
+  private readonly exports: PageExports;
   private readonly keys: Shortcuts;
   private report: CompareReport | null = null;
   private coreVersion = '';
@@ -55,8 +54,6 @@ class App {
   private overlay: OverlayName = 'status';
   private view: LayoutView = 'logical';
   private groups = new GroupState();
-  /** The mismatches in drawing order, made once per drawn comparison (n / p). */
-  private mismatches: { of: Comparison; order: ReturnType<typeof mismatchOrder> } | null = null;
   private bases: Partial<Record<LayoutView, ViewBase>> = {};
   private selection: Selection = NO_SELECTION;
   /**
@@ -85,7 +82,22 @@ class App {
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
     this.fusions = new FusionView(byId<HTMLTableElement>('fusion-table'), byId('fusion-detail'), byId('fusion-count'), (f) => this.selectEntry(f.entry));
     bindTabs(byId('table-panel').querySelector('[role="tablist"]')!, (panel) => { byId('layer-tools').hidden = panel !== 'layers-panel'; });
-    this.keys = this.bindKeys();
+    this.exports = new PageExports(this.core, () => this.report && {
+      report: this.report, weights: this.weights, lint: this.lint, coreVersion: this.coreVersion, overlayTitle: OVERLAYS[this.overlay].title,
+      views: this.views, tableCsv: () => this.table.toCsv(),
+    });
+    this.keys = pageShortcuts({
+      comparison: () => this.comparison,
+      primary: () => this.selection.primary,
+      layerEntries: () => this.table.rows().map((l) => l.entry),
+      selectNode: (side, index) => this.selectNode(side, index),
+      selectEntry: (entry) => this.selectEntry(entry),
+      clearSelection: () => this.setSelection(NO_SELECTION, false),
+      toggleSelectedGroup: () => this.toggleSelectedGroup(),
+      zoom: (factor) => this.zoom(factor),
+      fit: () => this.zoomToFit(),
+      focusSearch: () => byId('search').focus(),
+    }, byId('key-help'));
     this.bindControls();
     const host = uiHost();
     host?.theme?.onChange(() => this.themeChanged());
@@ -132,73 +144,6 @@ class App {
     return view;
   }
 
-  // ---- keyboard ----------------------------------------------------------------------------------
-  private bindKeys(): Shortcuts {
-    const graphOnly = true;
-    return new Shortcuts([
-      { keys: ['n'], shown: 'n', help: 'next mismatch: fused, lowered, inserted, removed, or a low-confidence match', run: () => this.stepMismatch(1) },
-      { keys: ['p'], shown: 'p', help: 'previous mismatch', run: () => this.stepMismatch(-1) },
-      { keys: ['w'], shown: 'w', help: 'next layer in the layer table (worst first)', run: () => this.stepLayer(1) },
-      { keys: ['W'], shown: 'Shift+W', help: 'previous layer in the layer table', run: () => this.stepLayer(-1) },
-      { keys: ['ArrowUp'], shown: '↑', help: 'to an input of the selected node (its predecessor)', graphOnly, run: () => this.walk('up') },
-      { keys: ['ArrowDown'], shown: '↓', help: 'to a reader of the selected node (its successor)', graphOnly, run: () => this.walk('down') },
-      { keys: ['ArrowLeft'], shown: '←', help: 'to the node on the left in the same row', graphOnly, run: () => this.walk('left') },
-      { keys: ['ArrowRight'], shown: '→', help: 'to the node on the right in the same row', graphOnly, run: () => this.walk('right') },
-      { keys: ['Enter'], shown: 'Enter', help: 'open the selected group, or close the group around the selected node', graphOnly, run: () => this.toggleSelectedGroup() },
-      { keys: ['/'], shown: '/', help: 'find a node by name or op type', run: () => byId('search').focus() },
-      { keys: ['f'], shown: 'f', help: 'fit both graphs in view', run: () => this.zoomToFit() },
-      { keys: ['+', '='], shown: '+ / −', help: 'zoom in / out', run: () => this.zoom(1.25) },
-      { keys: ['-'], shown: '', help: '', run: () => this.zoom(0.8) },
-      { keys: ['Escape'], shown: 'Esc', help: 'clear the selection (or close this help)', run: () => this.escape() },
-      { keys: ['?'], shown: '?', help: 'show or hide this help', run: () => this.keys.toggleHelp() },
-    ], byId('key-help'));
-  }
-
-  private escape() {
-    if (this.keys.helpOpen) this.keys.toggleHelp(false);
-    else this.setSelection(NO_SELECTION, false);
-  }
-
-  /** n / p: the next mismatch below (or above) what is selected, in drawing order. */
-  private stepMismatch(dir: 1 | -1) {
-    const c = this.comparison;
-    if (!c) return;
-    if (this.mismatches?.of !== c) this.mismatches = { of: c, order: mismatchOrder(c) };
-    const order = this.mismatches.order;
-    const p = this.selection.primary;
-    const current = p ? c.nodes[p.side][p.index].entry : null;
-    const entries = order.map((o) => o.entry);
-    let target = stepThrough(entries, current !== null && entries.includes(current) ? current : null, dir);
-    if (p && (current === null || !entries.includes(current))) {
-      // From a node that is no mismatch: the nearest one past it, so that n continues from where the user is.
-      const y = c.nodes[p.side][p.index].node.y;
-      target = (dir === 1 ? order.find((o) => o.y > y) : [...order].reverse().find((o) => o.y < y))?.entry ?? target;
-    }
-    if (target !== null) this.selectEntry(target);
-  }
-
-  /** w / W: the next layer in the layer table's order (as sorted and filtered). */
-  private stepLayer(dir: 1 | -1) {
-    const c = this.comparison, p = this.selection.primary;
-    const current = c && p ? c.nodes[p.side][p.index].entry : null;
-    const target = stepThrough(this.table.rows().map((l) => l.entry), current, dir);
-    if (target !== null) this.selectEntry(target);
-  }
-
-  /** Arrow keys: along an edge or across the row from the selected node; from nothing, the top node. */
-  private walk(dir: Direction) {
-    const c = this.comparison;
-    if (!c) return;
-    const p = this.selection.primary;
-    if (!p) {
-      const nodes = c.layout.float.nodes;
-      if (nodes.length) this.selectNode('float', nodes.reduce((best, n, k) => (n.y < nodes[best].y ? k : best), 0));
-      return;
-    }
-    const k = neighbour(c.layout[p.side], p.index, dir);
-    if (k !== null) this.selectNode(p.side, k);
-  }
-
   // ---- opening -----------------------------------------------------------------------------------
   private bindControls() {
     const pick = (id: string, slot: 'float' | 'quant') => byId<HTMLInputElement>(id).addEventListener('change', (e) => {
@@ -242,11 +187,11 @@ class App {
     byId('zoom-in').addEventListener('click', () => this.zoom(1.25));
     byId('zoom-out').addEventListener('click', () => this.zoom(0.8));
     byId('zoom-fit').addEventListener('click', () => this.zoomToFit());
-    byId('export-json').addEventListener('click', () => void this.exportJson());
-    byId('export-csv').addEventListener('click', () => download(`${this.baseName()}-layers.csv`, this.table.toCsv(), 'text/csv'));
-    byId('export-png').addEventListener('click', () => void this.exportPng());
-    byId('export-svg').addEventListener('click', () => this.exportSvg());
-    byId('export-html').addEventListener('click', () => this.exportHtml());
+    byId('export-json').addEventListener('click', () => void this.exports.json());
+    byId('export-csv').addEventListener('click', () => this.exports.csv());
+    byId('export-png').addEventListener('click', () => void this.exports.png());
+    byId('export-svg').addEventListener('click', () => this.exports.svg());
+    byId('export-html').addEventListener('click', () => this.exports.html());
     byId('keys').addEventListener('click', () => this.keys.toggleHelp());
     byId('collapse-all').addEventListener('click', () => this.setAllGroups(false));
     byId('expand-all').addEventListener('click', () => this.setAllGroups(true));
@@ -710,51 +655,6 @@ class App {
       const text = e instanceof CoreRequestError && e.code === 'not_found' ? 'This op has no quantized weight to compare.' : `Weight analysis failed: ${e instanceof Error ? e.message : String(e)}`;
       host.replaceChildren(el('p', { class: 'muted', text }));
     }
-  }
-
-  private baseName(): string {
-    return (this.report?.float.file ?? 'comparison').replace(/\.onnx$/i, '');
-  }
-
-  /** The full compare report, as `visualquant compare --json` writes it: alignment, weights, lint. */
-  private async exportJson() {
-    if (!this.report || !this.weights || !this.lint) return;
-    // The table keeps only the summary; the report has every layer's detail.
-    const bins = uiHost()?.options?.bins;
-    const weights = await this.core.request('weights', bins ? { bins, detail: true } : { detail: true }).promise;
-    download(`${this.baseName()}-compare.json`, `${JSON.stringify({ ...this.report, weights, lint: this.lint }, null, 2)}\n`, 'application/json');
-  }
-
-  /** A pane's title line in the exports: side, file and overlay. */
-  private paneTitle(side: Side): string {
-    return `${side === 'float' ? 'Float' : 'Quantized'}: ${this.report?.[side].file ?? ''} (${OVERLAYS[this.overlay].title.toLowerCase()})`;
-  }
-
-  /** Both graphs as they are shown, side by side under their title lines, as a PNG. */
-  private async exportPng() {
-    if (!this.report) return;
-    const blob = await viewsPng(SIDES.map((s) => ({ title: this.paneTitle(s), canvas: this.views[s].canvas })), pageChrome());
-    if (blob) download(`${this.baseName()}-view.png`, blob, 'image/png');
-  }
-
-  /** Both graphs as they are shown, as SVG (what is in view, every model string as escaped text). */
-  private viewsSvg(): string | null {
-    const panes = SIDES.map((s) => ({ title: this.paneTitle(s), view: this.views[s].snapshot() }));
-    if (!this.report || panes.some((p) => !p.view)) return null;
-    return graphsSvg(panes.map((p) => ({ title: p.title, view: p.view! })), pageChrome());
-  }
-
-  private exportSvg() {
-    const svg = this.viewsSvg();
-    if (svg) download(`${this.baseName()}-view.svg`, svg, 'image/svg+xml');
-  }
-
-  /** The self-contained HTML report (no script, opens offline), with the graphs as shown. */
-  private exportHtml() {
-    if (!this.report || !this.weights || !this.lint) return;
-    const html = htmlReport({ report: this.report, weights: this.weights, lint: this.lint }, { damagedSqnrDb: damagedSqnrDb() }, this.coreVersion,
-      this.viewsSvg() ?? undefined);
-    download(`${this.baseName()}-report.html`, html, 'text/html');
   }
 
   private showError(text: string, code = 'error') {
