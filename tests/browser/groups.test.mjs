@@ -111,3 +111,10 @@ test('Enter closes the group around the selection and opens a selected group; Co
   await assertClean(page);
   await page.close();
 });
+
+test('a pair without name scopes has nothing to collapse: the group buttons are disabled', async () => {
+  const page = await openFixturePair(env, 'vendor_quark_qdq');
+  assert.deepEqual(await page.$$eval('#collapse-all, #expand-all', (bs) => bs.map((b) => b.disabled)), [true, true]);
+  await assertClean(page);
+  await page.close();
+});

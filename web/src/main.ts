@@ -326,6 +326,8 @@ class App {
     if (fresh) this.fusions.setReport(comparison.report);
     byId<HTMLButtonElement>('export-png').disabled = false;
     byId<HTMLButtonElement>('export-svg').disabled = false;
+    const grouped = SIDES.some((side) => comparison.layout[side].groups.length > 0);
+    for (const id of ['collapse-all', 'expand-all']) byId<HTMLButtonElement>(id).disabled = !grouped;
     if (this.weights) comparison.setWeights(this.weights);
     if (this.lint) comparison.setLint(this.lint);
     byId('welcome').hidden = true;

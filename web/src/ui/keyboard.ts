@@ -47,5 +47,6 @@ export class Shortcuts {
 
   toggleHelp(open = this.help.hidden): void {
     this.help.hidden = !open;
+    for (const b of document.querySelectorAll(`[aria-controls="${this.help.id}"]`)) b.setAttribute('aria-expanded', String(open));
   }
 }
