@@ -110,8 +110,8 @@ export class FusionView {
     const dpr = window.devicePixelRatio || 1;
     this.canvas.width = Math.round(cssW * dpr);
     this.canvas.height = Math.round(height * dpr);
+    // The width only: the height follows the canvas's own aspect ratio when the panel is narrower.
     this.canvas.style.width = `${cssW}px`;
-    this.canvas.style.height = `${height}px`;
     this.canvas.dataset.nodes = String(g.float.length);
     this.canvas.dataset.edges = String(g.edges.length);
     this.canvas.dataset.quant = g.quant.map((q) => q.op).join('\n');
