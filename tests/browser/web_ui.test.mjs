@@ -160,12 +160,16 @@ test('overlays switch: weight error heat, precision, lint, each with its legend'
 
 test('hovering a Q/DQ badge shows its precision and scale', async () => {
   const page = await openPair();
-  // Where the page draws a badge (the middle of its edge's longest segment, as its badge list says;
+  // Where the page draws a badge (the middle of its edge's longest segment, as its node list says;
   // the page lays out with its measured label sizes), and that edge in the CLI's layout.
   const r = spawnSync(cli, ['layout', pairFile(PAIR, 'float.onnx'), pairFile(PAIR, 'quant.onnx'), '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 26 });
   assert.equal(r.status, 0, r.stderr);
   const quant = JSON.parse(r.stdout).quant;
-  const drawn = await page.$eval('#graph-quant .badge-list li:not([data-stub])', (li) => ({ ...li.dataset }));
+  const drawn = await page.$eval('#graph-quant li[data-badges]', (li) => {
+    const [badge, at, from] = li.dataset.badges.split('\n')[0].split('@');
+    const [x, y] = at.split(',');
+    return { badge, x, y, from, to: li.dataset.id };
+  });
   const edge = quant.edges.find((e) => e.badge === drawn.badge && !e.stub && quant.nodes[e.from].id === drawn.from && quant.nodes[e.to].id === drawn.to);
   assert.ok(edge, `the badge ${drawn.badge} on ${drawn.from} → ${drawn.to}`);
   const at = await page.evaluate(([x, y]) => {

@@ -4,8 +4,8 @@
 // core's box sizes with measureText. Name-scope groups: an open group is a box whose header
 // (its label line) closes it when clicked; a collapsed one is a node drawn as a stack, which opens
 // when clicked. A visually hidden listbox mirrors the nodes for assistive technology and carries the
-// selection state as attributes; a hidden list of buttons opens and closes the groups, and another
-// names what is folded onto edges (the badges).
+// selection state as attributes (and what is folded onto the edges into each node, the badges); a
+// hidden list of buttons opens and closes the groups.
 import type { LayoutEdge, LayoutReport } from '../protocol/messages';
 import { el } from './dom';
 import { Grid } from './grid';
@@ -84,7 +84,6 @@ export class GraphView {
   readonly canvas: HTMLCanvasElement;
   readonly list: HTMLUListElement;
   private readonly groupList: HTMLUListElement;
-  private readonly badgeList: HTMLUListElement;
   private readonly ctx: CanvasRenderingContext2D;
   private layout: LayoutReport | null = null;
   private paints: NodePaint[] = [];
@@ -116,8 +115,7 @@ export class GraphView {
     this.canvas = el('canvas', { class: 'graph-canvas', attrs: { role: 'img', tabindex: '0', 'aria-label': `${label} graph: arrow keys walk the selection, ? lists the keys` } });
     this.list = el('ul', { class: 'sr-only node-list', attrs: { role: 'listbox', 'aria-label': `${label} graph nodes` } });
     this.groupList = el('ul', { class: 'sr-only group-list', attrs: { 'aria-label': `${label} graph groups` } });
-    this.badgeList = el('ul', { class: 'sr-only badge-list', attrs: { 'aria-label': `${label} graph: what is folded onto edges` } });
-    host.append(this.canvas, this.list, this.groupList, this.badgeList);
+    host.append(this.canvas, this.list, this.groupList);
     this.ctx = this.canvas.getContext('2d', { alpha: false })!;
     this.refreshTheme();
     new ResizeObserver(() => this.resize()).observe(host);
@@ -162,7 +160,6 @@ export class GraphView {
     this.primary = null;
     this.list.replaceChildren();
     this.groupList.replaceChildren();
-    this.badgeList.replaceChildren();
     this.listItems = [];
     if (!layout) {
       this.invalidate();
@@ -186,6 +183,8 @@ export class GraphView {
       return [el('li', { attrs: { 'data-name': g.name, 'data-box': g.box.join(' ') } }, b)];
     }));
     this.edgeSpan = new Float64Array(layout.edges.length);
+    /** Per node: the badges on the edges into it, as "badge@x,y@from id" (the node list's data-badges). */
+    const badgesInto: string[][] = [];
     this.badgeAt = layout.edges.map((e, i) => {
       const p = e.points;
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
@@ -200,11 +199,7 @@ export class GraphView {
       }
       if (!e.badge) return null;
       const [x, y] = badgePosition(e);
-      const from = layout.nodes[e.from], to = layout.nodes[e.to];
-      this.badgeList.append(el('li', {
-        text: `${e.badge}: ${from.label} → ${to.label}`,
-        attrs: { 'data-badge': e.badge, 'data-from': from.id, 'data-to': to.id, 'data-x': String(x), 'data-y': String(y), ...(e.stub ? { 'data-stub': '' } : {}) },
-      }));
+      if (!e.stub) (badgesInto[e.to] ??= []).push(`${e.badge}@${x},${y}@${layout.nodes[e.from].id}`);
       return [x, y, this.ctx.measureText(e.badge).width / 2 + 5];
     });
     const fragment = document.createDocumentFragment();
@@ -215,6 +210,7 @@ export class GraphView {
           'data-label': n.label,
           role: 'option', tabindex: '-1', 'aria-selected': 'false', 'data-index': String(i), 'data-id': n.id, 'data-kind': n.kind,
           ...(n.kind === 'group' ? { 'data-group': String(n.group), 'data-members': String(n.members) } : {}),
+          ...(badgesInto[i] ? { 'data-badges': badgesInto[i].join('\n'), 'aria-description': `inputs through ${badgesInto[i].map((b) => b.split('@')[0]).join(', ')}` } : {}),
           'data-x': String(n.x), 'data-y': String(n.y), 'data-w': String(n.w), 'data-h': String(n.h),
         },
       });
