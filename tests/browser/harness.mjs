@@ -6,6 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -124,17 +126,20 @@ export async function clickNode(page, side, id) {
     const host = document.getElementById(`graph-${side}`);
     const item = [...host.querySelectorAll('li[data-id]')].find((li) => li.dataset.id === id);
     if (!item) return null;
-    const canvas = host.querySelector('canvas');
+    const canvas = host.querySelector('.graph-canvas');
     const [scale, tx, ty] = canvas.dataset.transform.split(' ').map(Number);
     const r = canvas.getBoundingClientRect();
+    // The minimap covers the bottom-right corner: a node there is not clickable until scrolled away.
+    const m = host.querySelector('.minimap:not([hidden])')?.getBoundingClientRect();
     return { x: r.left + tx + Number(item.dataset.x) * scale, y: r.top + ty + Number(item.dataset.y) * scale,
-      r: { left: r.left, top: r.top, right: r.right, bottom: r.bottom } };
+      r: { left: r.left, top: r.top, right: r.right, bottom: r.bottom }, m: m ? { left: m.left - 8, top: m.top - 8 } : null };
   }, { side, id });
   for (let attempt = 0; ; attempt++) {
     const pos = await where();
     if (!pos) throw new Error(`no drawn node ${id} on the ${side} side`);
     const { r } = pos;
-    const inside = pos.x > r.left + 8 && pos.x < r.right - 8 && pos.y > r.top + 8 && pos.y < r.bottom - 8;
+    const underMinimap = pos.m && pos.x > pos.m.left && pos.y > pos.m.top;
+    const inside = pos.x > r.left + 8 && pos.x < r.right - 8 && pos.y > r.top + 8 && pos.y < r.bottom - 8 && !underMinimap;
     if (inside) return page.mouse.click(pos.x, pos.y);
     if (attempt === 6) throw new Error(`node ${id} stays outside the ${side} view`);
     await page.mouse.move((r.left + r.right) / 2, (r.top + r.bottom) / 2);
@@ -146,4 +151,61 @@ export async function clickNode(page, side, id) {
 /** The node ids selected on one side, as the node list's aria-selected says. */
 export function selectedIds(page, side) {
   return page.evaluate((side) => [...document.querySelectorAll(`#graph-${side} li[aria-selected="true"]`)].map((li) => li.dataset.id).sort(), side);
+}
+
+/** The page URL's query that opens a fixture pair (served under /models/). */
+export const pairUrl = (pair) => `?float=models/${pair}/float.onnx&quant=models/${pair}/quant.onnx`;
+
+/** Fails on any CSP violation, dialog, uncaught error or console error the page reported. */
+export async function assertClean(page) {
+  const p = await page.problems();
+  assert.deepEqual(p, { csp: [], dialogs: [], errors: [], console: [] });
+}
+
+/** Whether a drawn node's centre is inside its view (from its data-x/y and the canvas transform). */
+export function nodeInView(page, side, id) {
+  return page.evaluate(({ side, id }) => {
+    const host = document.getElementById(`graph-${side}`);
+    const li = [...host.querySelectorAll('li[data-id]')].find((l) => l.dataset.id === id);
+    if (!li) return false;
+    const canvas = host.querySelector('.graph-canvas');
+    const [s, tx, ty] = canvas.dataset.transform.split(' ').map(Number);
+    const r = canvas.getBoundingClientRect();
+    const x = tx + Number(li.dataset.x) * s, y = ty + Number(li.dataset.y) * s;
+    return x >= 0 && x <= r.width && y >= 0 && y <= r.height;
+  }, { side, id });
+}
+
+/** Picks a theme with the page's Theme button (which cycles auto, light, dark), as a user does. */
+export async function setTheme(page, theme) {
+  for (let i = 0; i < 3 && (await page.textContent('#theme')) !== `Theme: ${theme}`; i++) await page.click('#theme');
+  assert.equal(await page.textContent('#theme'), `Theme: ${theme}`);
+  await page.waitForFunction(() => new Promise((done) => requestAnimationFrame(() => done(true))));
+}
+
+/**
+ * For a test file: a static server with `mounts` (the fixture pairs under /models/ by default) and
+ * a browser, started before the file's tests and stopped after them. Returns { server, browser },
+ * filled in when the tests run.
+ */
+export function useBrowser(mounts = [['/models/', pairsDir]]) {
+  const env = { server: null, browser: null };
+  before(async () => {
+    env.server = await startServer(mounts);
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.stop();
+  });
+  return env;
+}
+
+/** A new page (optionally of `viewport` size) with a fixture pair open, drawn and analysed. */
+export async function openFixturePair(env, pair, viewport = null) {
+  const page = await newPage(env.browser.context);
+  if (viewport) await page.setViewportSize(viewport);
+  await page.goto(env.server.url + pairUrl(pair));
+  await waitDrawn(page);
+  return page;
 }

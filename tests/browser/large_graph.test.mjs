@@ -31,7 +31,7 @@ after(async () => {
 /** Pans one view with wheel events for `frames` frames; returns each frame's drawing time (ms). */
 function pan(page, side, frames, dy) {
   return page.evaluate(async ({ side, frames, dy }) => {
-    const canvas = document.querySelector(`#graph-${side} canvas`);
+    const canvas = document.querySelector(`#graph-${side} .graph-canvas`);
     const times = [];
     const started = performance.now();
     for (let i = 0; i < frames; i++) {
@@ -56,11 +56,30 @@ test('a 5,000-op pair (15,000 quantized nodes) opens, draws and pans smoothly', 
   const analysedAfter = (Date.now() - started) / 1000;
   assert.equal(await page.$$eval('#graph-float li[data-kind="op"]', (l) => l.length), 5001);
 
+  const minimap = () => page.$eval('#graph-quant .minimap', (c) => ({ renders: Number(c.dataset.renders), ms: Number(c.dataset.renderMs) }));
+  const before = await minimap();
   const readable = await pan(page, 'quant', 60, 120);
+  assert.equal((await minimap()).renders, before.renders, 'panning never draws the minimap overview again');
   await screenshot(page, '17-large-pair');
   await page.check('#raw-view');
   await page.waitForFunction(() => document.querySelectorAll('#graph-quant li[data-kind="op"]').length > 12000, null, { timeout: 60000 });
   const raw = await pan(page, 'quant', 60, 120);
+  const rawMinimap = await minimap();
+  t.diagnostic(`minimap overview of the raw graph drawn in ${rawMinimap.ms} ms`);
+  assert.ok(rawMinimap.ms < 250, `the minimap overview of 12,500 nodes: ${rawMinimap.ms} ms`);
+  // Name-scope groups (/stage/block/…): every block closed, then all open again, one layout each.
+  let started2 = Date.now();
+  await page.click('#collapse-all');
+  await page.waitForFunction(() => document.querySelectorAll('#graph-quant li[data-kind="group"]').length > 0, null, { timeout: 60000 });
+  const collapsed = (Date.now() - started2) / 1000;
+  const groupNodes = await page.$$eval('#graph-quant li[data-id]', (l) => l.length);
+  started2 = Date.now();
+  await page.click('#expand-all');
+  await page.waitForFunction(() => document.querySelectorAll('#graph-quant li[data-kind="group"]').length === 0, null, { timeout: 60000 });
+  const expanded = (Date.now() - started2) / 1000;
+  t.diagnostic(`collapse all: ${collapsed.toFixed(1)} s (${groupNodes} nodes drawn), expand all: ${expanded.toFixed(1)} s`);
+  assert.ok(groupNodes < 100, `closed, the graph is its top-level groups: ${groupNodes} nodes`);
+  assert.ok(collapsed < 20 && expanded < 30, `collapse all ${collapsed} s, expand all ${expanded} s`);
   await page.click('#zoom-fit');
   const whole = await pan(page, 'quant', 20, 1);
   await screenshot(page, '18-large-pair-raw-fit');

@@ -9,12 +9,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  cli, clickNode, cliCompare, launchBrowser, newPage, pairsDir, root, screenshot, selectedIds, startServer, waitDrawn,
+  assertClean, cli, clickNode, cliCompare, launchBrowser, newPage, nodeInView, pairsDir, pairUrl, root, screenshot, selectedIds, startServer, waitDrawn,
 } from './harness.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
 const pairFile = (pair, f) => path.join(pairsDir, pair, f);
-const pairUrl = (pair) => `?float=models/${pair}/float.onnx&quant=models/${pair}/quant.onnx`;
 
 let server, browser, payloadDir, externalDir;
 const reference = cliCompare(pairFile(PAIR, 'float.onnx'), pairFile(PAIR, 'quant.onnx'));
@@ -36,12 +35,6 @@ after(async () => {
   await server?.stop();
   for (const d of [payloadDir, externalDir]) if (d) rmSync(d, { recursive: true, force: true });
 });
-
-/** Fails on any CSP violation, dialog, uncaught error or console error the page reported. */
-async function assertClean(page) {
-  const p = await page.problems();
-  assert.deepEqual(p, { csp: [], dialogs: [], errors: [], console: [] });
-}
 
 async function openPair(pair = PAIR) {
   const page = await newPage(browser.context);
@@ -72,7 +65,7 @@ test('opens a pair from ?float=&quant= and draws both graphs', async () => {
     const ids = await page.$$eval(`#graph-${side} li[data-id]`, (lis) => lis.map((li) => li.dataset.id));
     const opIds = reference.logical_graphs[side].map((op) => op.op);
     for (const id of opIds) assert.ok(ids.includes(id), `${side}: ${id} drawn`);
-    const stats = await page.$eval(`#graph-${side} canvas`, (c) => c.dataset.transform);
+    const stats = await page.$eval(`#graph-${side} .graph-canvas`, (c) => c.dataset.transform);
     assert.ok(stats && Number(stats.split(' ')[0]) > 0);
   }
   assert.equal(await page.textContent('#name-float'), reference.float.file);
@@ -108,7 +101,7 @@ test('clicking a float node selects its counterpart on the right, a fusion group
   await screenshot(page, '04-selected-from-quant');
 
   // Clicking empty canvas clears the selection.
-  const box = await page.locator('#graph-quant canvas').boundingBox();
+  const box = await page.locator('#graph-quant .graph-canvas').boundingBox();
   await page.mouse.click(box.x + 3, box.y + box.height - 3);
   assert.deepEqual(await selectedIds(page, 'float'), []);
   await assertClean(page);
@@ -119,18 +112,11 @@ test('a counterpart scrolled out of view is brought into view', async () => {
   const page = await openPair();
   await page.uncheck('#link-views');
   // Zoom the quantized view in and away, then select from the float side.
-  for (let i = 0; i < 6; i++) await page.locator('#graph-quant canvas').dispatchEvent('wheel', { deltaY: -300, ctrlKey: true });
+  for (let i = 0; i < 6; i++) await page.locator('#graph-quant .graph-canvas').dispatchEvent('wheel', { deltaY: -300, ctrlKey: true });
   const last = reference.mapping.filter((e) => e.float_ops.length && e.quant_ops.length).at(-1);
-  const zoomed = await page.getAttribute('#graph-quant canvas', 'data-transform');
+  const zoomed = await page.getAttribute('#graph-quant .graph-canvas', 'data-transform');
   await clickNode(page, 'float', last.float_ops[0]);
-  const visible = await page.evaluate((id) => {
-    const host = document.getElementById('graph-quant');
-    const li = [...host.querySelectorAll('li')].find((l) => l.dataset.id === id);
-    const [s, tx, ty] = host.querySelector('canvas').dataset.transform.split(' ').map(Number);
-    const r = host.querySelector('canvas').getBoundingClientRect();
-    const x = tx + Number(li.dataset.x) * s, y = ty + Number(li.dataset.y) * s;
-    return x >= 0 && x <= r.width && y >= 0 && y <= r.height;
-  }, last.quant_ops[0]);
+  const visible = await nodeInView(page, 'quant', last.quant_ops[0]);
   assert.ok(visible, `quantized ${last.quant_ops[0]} visible (camera was ${zoomed})`);
   await assertClean(page);
   await page.close();
@@ -174,20 +160,24 @@ test('overlays switch: weight error heat, precision, lint, each with its legend'
 
 test('hovering a Q/DQ badge shows its precision and scale', async () => {
   const page = await openPair();
-  // Where the page draws a badge: the middle of its edge's longest segment, in the CLI's layout (which the wasm one equals).
+  // Where the page draws a badge (the middle of its edge's longest segment, as its node list says;
+  // the page lays out with its measured label sizes), and that edge in the CLI's layout.
   const r = spawnSync(cli, ['layout', pairFile(PAIR, 'float.onnx'), pairFile(PAIR, 'quant.onnx'), '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 26 });
   assert.equal(r.status, 0, r.stderr);
   const quant = JSON.parse(r.stdout).quant;
-  const edge = quant.edges.find((e) => e.badge && !e.stub);
-  const p = edge.points;
-  let best = 0;
-  for (let k = 0; k + 3 < p.length; k += 2) if (Math.hypot(p[k + 2] - p[k], p[k + 3] - p[k + 1]) > Math.hypot(p[best + 2] - p[best], p[best + 3] - p[best + 1])) best = k;
+  const drawn = await page.$eval('#graph-quant li[data-badges]', (li) => {
+    const [badge, at, from] = li.dataset.badges.split('\n')[0].split('@');
+    const [x, y] = at.split(',');
+    return { badge, x, y, from, to: li.dataset.id };
+  });
+  const edge = quant.edges.find((e) => e.badge === drawn.badge && !e.stub && quant.nodes[e.from].id === drawn.from && quant.nodes[e.to].id === drawn.to);
+  assert.ok(edge, `the badge ${drawn.badge} on ${drawn.from} → ${drawn.to}`);
   const at = await page.evaluate(([x, y]) => {
-    const c = document.querySelector('#graph-quant canvas');
+    const c = document.querySelector('#graph-quant .graph-canvas');
     const [s, tx, ty] = c.dataset.transform.split(' ').map(Number);
     const b = c.getBoundingClientRect();
     return { x: b.left + tx + x * s, y: b.top + ty + y * s };
-  }, [(p[best] + p[best + 2]) / 2, (p[best + 1] + p[best + 3]) / 2]);
+  }, [Number(drawn.x), Number(drawn.y)]);
   await page.mouse.move(at.x, at.y);
   await page.waitForSelector('#tooltip:not([hidden])');
   const text = await page.textContent('#tooltip');

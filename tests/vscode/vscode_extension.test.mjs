@@ -58,11 +58,11 @@ async function clickNode(frame, side, id) {
     const host = document.getElementById(`graph-${side}`);
     const item = [...host.querySelectorAll('li[data-id]')].find((li) => li.dataset.id === id);
     if (!item) return null;
-    const [scale, tx, ty] = host.querySelector('canvas').dataset.transform.split(' ').map(Number);
+    const [scale, tx, ty] = host.querySelector('.graph-canvas').dataset.transform.split(' ').map(Number);
     return { x: tx + Number(item.dataset.x) * scale, y: ty + Number(item.dataset.y) * scale };
   }, { side, id });
   assert.ok(pos, `node ${id} drawn on the ${side} side`);
-  await frame.locator(`#graph-${side} canvas`).click({ position: pos });
+  await frame.locator(`#graph-${side} .graph-canvas`).click({ position: pos });
 }
 
 /** Runs a command from the Command Palette (F1), the workbench focused first. */
@@ -96,7 +96,7 @@ test('VS Code serves on 127.0.0.1 with the extension installed from its .vsix', 
 });
 
 let compare, lastSelection, lastCameras;
-const cameras = (frame) => frame.evaluate(() => ['float', 'quant'].map((s) => document.querySelector(`#graph-${s} canvas`).dataset.transform));
+const cameras = (frame) => frame.evaluate(() => ['float', 'quant'].map((s) => document.querySelector(`#graph-${s} .graph-canvas`).dataset.transform));
 
 test('Explorer: two .onnx files selected, right-click, Compare Quantization opens both graphs', async () => {
   await row('cnn').click();
@@ -159,10 +159,10 @@ test('a model opens in the custom editor: its graph, node details and quantizati
   const target = reference.logical_graphs.quant.find((op) => op.op_type === 'Conv').op;  // it has attributes
   const pos = await viewer.evaluate((id) => {
     const item = [...document.querySelectorAll('#graph-model li[data-id]')].find((li) => li.dataset.id === id);
-    const [scale, tx, ty] = document.querySelector('#graph-model canvas').dataset.transform.split(' ').map(Number);
+    const [scale, tx, ty] = document.querySelector('#graph-model .graph-canvas').dataset.transform.split(' ').map(Number);
     return { x: tx + Number(item.dataset.x) * scale, y: ty + Number(item.dataset.y) * scale };
   }, target);
-  await viewer.locator('#graph-model canvas').click({ position: pos });
+  await viewer.locator('#graph-model .graph-canvas').click({ position: pos });
   await viewer.waitForFunction((id) => document.getElementById('selection-status').dataset.id === id, target);
   assert.match(await viewer.textContent('#node-detail'), /Inputs from/);
   // The node's own detail, asked of the core (`node`): what `visualquant inspect --node` reports.
@@ -198,7 +198,7 @@ test('the comparison keeps its selection when its tab is hidden and shown again'
     && document.querySelectorAll('#graph-quant li[aria-selected="true"]').length > 0, 60000);
   assert.deepEqual({ float: await selected(frame, 'graph-float'), quant: await selected(frame, 'graph-quant') }, lastSelection);
   // The same view: both cameras as they were (setState kept them while the tab was hidden).
-  await frame.waitForFunction(() => document.querySelector('#graph-float canvas').dataset.transform);
+  await frame.waitForFunction(() => document.querySelector('#graph-float .graph-canvas').dataset.transform);
   assert.deepEqual(await cameras(frame), lastCameras);
   assert.equal(await frame.inputValue('#overlay'), 'precision');
   // Keyboard focus: the tab shown again, its graph has the focus without a click, so keys reach the page.
@@ -278,7 +278,7 @@ test('the comparison follows the editor\'s theme: a dark theme repaints the page
   const frame = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 60000);
   const theme = () => frame.evaluate(() => ({
     kind: document.documentElement.dataset.theme,
-    graph: getComputedStyle(document.querySelector('#graph-float canvas')).getPropertyValue('--graph-bg').trim(),
+    graph: getComputedStyle(document.querySelector('#graph-float .graph-canvas')).getPropertyValue('--graph-bg').trim(),
     editor: getComputedStyle(document.documentElement).getPropertyValue('--vscode-editor-background').trim(),
   }));
   const before = await theme();

@@ -9,7 +9,8 @@ import type { CompareReport, LintFinding, WeightLayer, WeightsReport } from '../
 import { layersToCsv } from '../../web/src/ui/layer_table';
 import { viewerTemplate } from '../src/editor/viewer_template';
 import { pageHtml } from '../src/editor/webview_html';
-import { csvReport, escapeHtml, htmlReport, jsonReport } from '../src/export/reports';
+import { escapeHtml, htmlReport } from '../../web/src/export/html_report';
+import { csvReport, jsonReport } from '../src/export/reports';
 import { DEFAULT_SETTINGS } from '../src/host/settings';
 
 /** The repository's root: the nearest folder up from here that holds vscode-extension/package.json. */

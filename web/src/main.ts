@@ -1,21 +1,39 @@
 // The page: opens two models through a CoreConnection (here the Web Worker), draws both graphs side
 // by side, links selection, and fills the overlays, the detail panel and the layer table.
 import { uiHost, type UiHost, type UiState } from './host';
-import { Comparison, other, SIDES, type NodeInfo, type Side } from './model/comparison';
+import { Comparison, nodeGroupsOf, other, SIDES, type NodeGroups, type NodeInfo, type Side } from './model/comparison';
+import { GroupState } from './model/groups';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
-  describeError, type CompareReport, type LayoutEdge, type LayoutView, type LintFinding, type ProgressMessage, type WeightsReport,
+  describeError, type CompareReport, type LayoutEdge, type LayoutPairReport, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
+  type WeightsReport,
 } from './protocol/messages';
+import { PageExports } from './export/page_exports';
 import { DetailPanel } from './ui/detail_panel';
-import { byId, download, el } from './ui/dom';
+import { byId, el } from './ui/dom';
+import { FusionView } from './ui/fusion_view';
 import { GraphView, type Camera } from './ui/graph_view';
+import type { Shortcuts } from './ui/keyboard';
+import { measureLabels, type MeasuredSizes } from './ui/label_sizes';
+import { Minimap } from './ui/minimap';
 import { LayerTable } from './ui/layer_table';
-import { NodeSearch } from './ui/search';
+import { NodeSearch, type SearchItem } from './ui/search';
 import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
+import { pageShortcuts } from './ui/page_keys';
 import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSources } from './ui/sources';
+import { bindTabs } from './ui/tabs';
 import { WorkerConnection } from './worker/worker_connection';
 
 type Selection = Record<Side, number[]> & { primary: { side: Side; index: number } | null };
+/** Why the graphs are drawn anew: new models, another view of them, or groups opened or closed. */
+type Redraw = 'fresh' | 'view' | 'groups';
+/** What the first layout of a view (every group open) tells, kept for the later layouts of that view. */
+interface ViewBase {
+  nodeGroups: NodeGroups;
+  /** Every node of both sides, drawn or hidden in a closed group: what Find a node searches. */
+  nodes: SearchItem[];
+  sizes: MeasuredSizes;
+}
 const NO_SELECTION: Selection = { float: [], quant: [], primary: null };
 
 class App {
@@ -24,14 +42,25 @@ class App {
   private readonly detail: DetailPanel;
   private readonly table: LayerTable;
   private readonly search: NodeSearch;
+  private readonly fusions: FusionView;
+  private readonly exports: PageExports;
+  private readonly keys: Shortcuts;
   private report: CompareReport | null = null;
+  private coreVersion = '';
   private comparison: Comparison | null = null;
   private weights: WeightsReport | null = null;
   private lint: LintFinding[] | null = null;
   private names = { first: '', second: '' };
   private overlay: OverlayName = 'status';
   private view: LayoutView = 'logical';
+  private groups = new GroupState();
+  private bases: Partial<Record<LayoutView, ViewBase>> = {};
   private selection: Selection = NO_SELECTION;
+  /**
+   * The model node the user last selected (not a group): groups closed around it and opened again
+   * select it again, where the drawn selection alone would stay on the group.
+   */
+  private lastNode: { side: Side; id: string } | null = null;
   private running: { id: number | null; abort: AbortController } | null = null;
   private opening = 0;
   private syncing = false;
@@ -46,16 +75,31 @@ class App {
       quant: this.makeView('quant', 'Quantized'),
     };
     this.detail = new DetailPanel(byId('detail'), {
-      selectId: (side, id) => {
-        const [index] = this.comparison?.indicesOf(side, id) ?? [];
-        if (index !== undefined) this.selectNode(side, index);
-      },
+      selectId: (side, id) => this.selectId(side, id),
       loadWeights: (info, host) => void this.loadWeights(info, host),
       loadNode: (side, nodeId) => this.core.request('node', { side, nodeId }).promise,
       plotQuantParams: (q, host) => void import('./ui/weight_chart').then((m) => m.renderQuantParams(host, q)),
     });
-    this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, index) => this.selectNode(side, index));
+    this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, id) => this.selectId(side, id));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
+    this.fusions = new FusionView(byId<HTMLTableElement>('fusion-table'), byId('fusion-detail'), byId('fusion-count'), (f) => this.selectEntry(f.entry));
+    bindTabs(byId('table-panel').querySelector('[role="tablist"]')!, (panel) => { byId('layer-tools').hidden = panel !== 'layers-panel'; });
+    this.exports = new PageExports(this.core, () => this.report && {
+      report: this.report, weights: this.weights, lint: this.lint, coreVersion: this.coreVersion, overlayTitle: OVERLAYS[this.overlay].title,
+      views: this.views, tableCsv: () => this.table.toCsv(),
+    });
+    this.keys = pageShortcuts({
+      comparison: () => this.comparison,
+      primary: () => this.selection.primary,
+      layerEntries: () => this.table.rows().map((l) => l.entry),
+      selectNode: (side, index) => this.selectNode(side, index),
+      selectEntry: (entry) => this.selectEntry(entry),
+      clearSelection: () => this.setSelection(NO_SELECTION, false),
+      toggleSelectedGroup: () => this.toggleSelectedGroup(),
+      zoom: (factor) => this.zoom(factor),
+      fit: () => this.zoomToFit(),
+      focusSearch: () => byId('search').focus(),
+    }, byId('key-help'));
     this.bindControls();
     const host = uiHost();
     host?.theme?.onChange(() => this.themeChanged());
@@ -89,14 +133,17 @@ class App {
   }
 
   private makeView(side: Side, label: string): GraphView {
-    return new GraphView(byId(`graph-${side}`), label, {
+    const view = new GraphView(byId(`graph-${side}`), label, {
       select: (index) => (index === null ? this.setSelection(NO_SELECTION, false) : this.selectNode(side, index)),
       camera: (camera) => {
         this.syncCamera(side, camera);
         this.persist();
       },
       badgeHover: (edge, x, y) => this.showBadgeTooltip(side, edge, x, y),
+      toggleGroup: (group) => void this.toggleGroup(side, group),
     });
+    new Minimap(byId(`graph-${side}`), view);
+    return view;
   }
 
   // ---- opening -----------------------------------------------------------------------------------
@@ -142,9 +189,14 @@ class App {
     byId('zoom-in').addEventListener('click', () => this.zoom(1.25));
     byId('zoom-out').addEventListener('click', () => this.zoom(0.8));
     byId('zoom-fit').addEventListener('click', () => this.zoomToFit());
-    byId('export-json').addEventListener('click', () => void this.exportJson());
-    byId('export-csv').addEventListener('click', () => download(`${this.baseName()}-layers.csv`, this.table.toCsv(), 'text/csv'));
-    byId('export-png').addEventListener('click', () => void this.exportPng());
+    byId('export-json').addEventListener('click', () => void this.exports.json());
+    byId('export-csv').addEventListener('click', () => this.exports.csv());
+    byId('export-png').addEventListener('click', () => void this.exports.png());
+    byId('export-svg').addEventListener('click', () => this.exports.svg());
+    byId('export-html').addEventListener('click', () => this.exports.html());
+    byId('keys').addEventListener('click', () => this.keys.toggleHelp());
+    byId('collapse-all').addEventListener('click', () => this.setAllGroups(false));
+    byId('expand-all').addEventListener('click', () => this.setAllGroups(true));
     byId('theme').addEventListener('click', () => {
       const order: Array<ThemeName | null> = [null, 'light', 'dark'];
       this.applyTheme(order[(order.indexOf(this.themeChoice) + 1) % order.length]);
@@ -195,12 +247,15 @@ class App {
       const opened = await this.step(0.35, (onProgress) => this.core.request('open', files, { transfer, onProgress }));
       if (ticket !== this.opening) return;
       this.report = opened.report;
+      this.coreVersion = opened.version;
       this.weights = null;
       this.lint = null;
+      this.groups = new GroupState();
+      this.bases = {};
       this.progress('Laying out both graphs', 0.7);
-      const layout = await this.step(0.7, (onProgress) => this.core.request('layout', { view: this.view }, { onProgress }));
+      const comparison = await this.layoutFor(this.view, 0.7);
       if (ticket !== this.opening) return;
-      this.showComparison(new Comparison(opened.report, layout), true);
+      this.showComparison(comparison, 'fresh');
       byId('progress').hidden = true;
       this.running = null;
       await this.loadAnalysis(ticket);
@@ -233,6 +288,7 @@ class App {
       status.textContent = lint.length ? `${lint.length} lint finding${lint.length === 1 ? '' : 's'}` : 'no lint findings';
       byId<HTMLButtonElement>('export-json').disabled = false;
       byId<HTMLButtonElement>('export-csv').disabled = false;
+      byId<HTMLButtonElement>('export-html').disabled = false;
       this.repaint();
       this.refreshDetail();
       document.body.dataset.state = 'ready';
@@ -243,16 +299,42 @@ class App {
     }
   }
 
-  private showComparison(comparison: Comparison, fresh: boolean) {
+  /**
+   * Lays out both graphs of the open pair in `view`, with the groups open as chosen. The first
+   * layout of a view has every group open: it tells which group each node is in (a collapsed
+   * layout leaves hidden nodes out) and gives the labels to measure; the layout drawn is asked
+   * again with the measured sizes (so a view costs two layouts the first time, one afterwards).
+   */
+  private async layoutFor(view: LayoutView, fraction: number): Promise<Comparison> {
+    const ask = (params: LayoutParams) => this.step(fraction, (onProgress) => this.core.request('layout', params, { onProgress }));
+    let base = this.bases[view];
+    let layout: LayoutPairReport | null = null;
+    if (!base) {
+      layout = await ask({ view });
+      const nodes = SIDES.flatMap((side) => layout![side].nodes.filter((n) => n.kind !== 'group').map((n) => ({ side, id: n.id, label: n.label })));
+      base = this.bases[view] = { nodeGroups: nodeGroupsOf(layout), nodes, sizes: measureLabels(layout) };
+    }
+    const params: LayoutParams = { view, ...this.groups.params(), ...base.sizes };
+    if (!layout || Object.keys(params).length > 1) layout = await ask(params);
+    this.search.setItems(base.nodes);
+    return new Comparison(this.report!, layout, base.nodeGroups);
+  }
+
+  private showComparison(comparison: Comparison, mode: Redraw) {
+    const fresh = mode === 'fresh';
     const previous = this.selection;
     const previousIds = this.comparison ? SIDES.map((s) => previous[s].map((i) => this.comparison!.nodes[s][i].node.id)) : null;
     this.comparison = comparison;
-    this.search.setComparison(comparison);
+    if (fresh) this.fusions.setReport(comparison.report);
     byId<HTMLButtonElement>('export-png').disabled = false;
+    byId<HTMLButtonElement>('export-svg').disabled = false;
+    const grouped = SIDES.some((side) => comparison.layout[side].groups.length > 0);
+    for (const id of ['collapse-all', 'expand-all']) byId<HTMLButtonElement>(id).disabled = !grouped;
     if (this.weights) comparison.setWeights(this.weights);
     if (this.lint) comparison.setLint(this.lint);
     byId('welcome').hidden = true;
     byId('graphs').hidden = false;
+    byId('graphs').dataset.view = comparison.layout.float.view;
     const r = comparison.report;
     for (const side of SIDES) {
       byId(`name-${side}`).textContent = r[side].file;
@@ -265,7 +347,7 @@ class App {
       (r.argument_order_swapped ? ' · the files were given in the other order' : '');
     document.body.dataset.state = this.weights ? 'ready' : 'drawn';
     this.repaint();
-    this.firstView();
+    if (mode !== 'groups') this.firstView();
     const restored = fresh ? this.restored : null;
     this.restored = null;
     // The host's saved view (the page reloaded): its cameras, and its selection as it was, not scrolled to.
@@ -277,10 +359,12 @@ class App {
       if (sel && index !== undefined) this.setSelection({ ...comparison.selectionFor(sel.side, index), primary: { side: sel.side, index } }, !restored.cameras);
     } else if (previous.primary && previousIds) {
       // Same models in another view: select again what was clicked, with its entry as this view draws it.
-      const side = previous.primary.side;
-      const id = previousIds[SIDES.indexOf(side)][previous[side].indexOf(previous.primary.index)];
+      const keep = mode === 'groups' ? this.lastNode : null;
+      const side = keep?.side ?? previous.primary.side;
+      const id = keep?.id ?? previousIds[SIDES.indexOf(side)][previous[side].indexOf(previous.primary.index)];
       const [index] = id === undefined ? [] : comparison.indicesOf(side, id);
       if (index === undefined) this.setSelection(NO_SELECTION, false);
+      else if (mode === 'groups') this.setSelection({ ...comparison.selectionFor(side, index), primary: { side, index } }, false);
       else this.selectNode(side, index);
     } else {
       this.setSelection(NO_SELECTION, false);
@@ -290,15 +374,64 @@ class App {
   private async setView(view: LayoutView) {
     if (!this.report || view === this.view) return;
     this.view = view;
+    await this.relayout('view');
+  }
+
+  /** Opens or closes a group (by its index on `side`), on both sides, keeping it where it was on screen. */
+  private async toggleGroup(side: Side, group: number) {
+    const c = this.comparison;
+    const g = c?.layout[side].groups[group];
+    if (!c || !g) return;
+    const every = SIDES.flatMap((s) => c.layout[s].groups.map((x) => x.name));
+    if (g.state === 'collapsed') this.groups.expand(c.layout[side].groups, group, every);
+    else this.groups.collapse(g.name, every);
+    const before = this.groupCorner(c, side, g.name);
+    await this.relayout('groups');
+    const after = this.comparison && this.groupCorner(this.comparison, side, g.name);
+    if (before && after) {
+      const cam = this.views[side].camera;
+      this.views[side].setCamera({ ...cam, tx: cam.tx + (before[0] - after[0]) * cam.scale, ty: cam.ty + (before[1] - after[1]) * cam.scale }, true);
+    }
+  }
+
+  private setAllGroups(open: boolean) {
+    if (!this.report || (open && this.groups.allOpen)) return;
+    if (open) this.groups.expandAll();
+    else this.groups.collapseAll();
+    void this.relayout('groups');
+  }
+
+  /** Enter: opens the selected collapsed group, or closes the group around the selected node. */
+  private toggleSelectedGroup() {
+    const c = this.comparison, p = this.selection.primary;
+    if (!c || !p) return;
+    const n = c.layout[p.side].nodes[p.index];
+    if (n.kind === 'group') void this.toggleGroup(p.side, n.group);
+    else if (n.parent !== null) void this.toggleGroup(p.side, n.parent);
+  }
+
+  /** Top-left corner of a group as drawn (its box when open, its node when collapsed), in drawing units. */
+  private groupCorner(c: Comparison, side: Side, name: string): [number, number] | null {
+    const layout = c.layout[side];
+    const gi = layout.groups.findIndex((g) => g.name === name);
+    const box = layout.groups[gi]?.box;
+    if (box) return [box[0], box[1]];
+    const n = layout.nodes.find((m) => m.kind === 'group' && m.group === gi);
+    return n ? [n.x - n.w / 2, n.y - n.h / 2] : null;
+  }
+
+  /** Lays out the open pair again (another view, groups opened or closed) and draws it. */
+  private async relayout(mode: Redraw) {
+    if (!this.report) return;
     const ticket = this.opening;
     this.running = { id: null, abort: new AbortController() };
     try {
       this.progress('Laying out both graphs', 0.5);
-      const layout = await this.step(0.5, (onProgress) => this.core.request('layout', { view }, { onProgress }));
+      const comparison = await this.layoutFor(this.view, 0.5);
       if (ticket !== this.opening) return;
       byId('progress').hidden = true;
       this.running = null;
-      this.showComparison(new Comparison(this.report, layout), false);
+      this.showComparison(comparison, mode);
     } catch (e) {
       byId('progress').hidden = true;
       this.running = null;
@@ -309,8 +442,17 @@ class App {
   // ---- selection ---------------------------------------------------------------------------------
   selectNode(side: Side, index: number) {
     if (!this.comparison) return;
+    if (this.comparison.nodes[side][index].node.kind === 'group') this.lastNode = null;
     const s = this.comparison.selectionFor(side, index);
     this.setSelection({ ...s, primary: { side, index } }, true);
+  }
+
+  /** Selects a model node by id: the node, or the closed group it is hidden in (which then opens onto it). */
+  selectId(side: Side, id: string) {
+    const [index] = this.comparison?.indicesOf(side, id) ?? [];
+    if (index === undefined) return;
+    this.selectNode(side, index);
+    this.lastNode = { side, id };
   }
 
   selectEntry(entry: number) {
@@ -322,6 +464,9 @@ class App {
 
   private setSelection(selection: Selection, reveal: boolean) {
     this.selection = selection;
+    const p = selection.primary, picked = p && this.comparison?.nodes[p.side][p.index].node;
+    if (!picked) this.lastNode = null;
+    else if (picked.kind !== 'group') this.lastNode = { side: p.side, id: picked.id };
     this.persist();
     const c = this.comparison;
     for (const side of SIDES) {
@@ -337,6 +482,7 @@ class App {
       status.dataset.kind = '';
       this.detail.clear();
       this.table.select(null);
+      this.fusions.showEntry(null);
       return;
     }
     const info = c.nodes[selection.primary.side][selection.primary.index];
@@ -346,6 +492,7 @@ class App {
     status.dataset.kind = entry?.kind ?? info.status;
     this.refreshDetail();
     this.table.select(info.entry);
+    this.fusions.showEntry(info.entry);
     if (reveal) this.reveal();
   }
 
@@ -353,6 +500,11 @@ class App {
     const c = this.comparison, p = this.selection.primary;
     if (!c || !p) return;
     const info = c.nodes[p.side][p.index];
+    const n = info.node;
+    if (n.kind === 'group') {
+      this.detail.clear(`${n.label}: a closed group of ${n.members} node${n.members === 1 ? '' : 's'}. Click it, or press Enter, to open it.`);
+      return;
+    }
     this.detail.show(info, c, this.selection[other(p.side)].map((i) => c.nodes[other(p.side)][i]));
   }
 
@@ -444,6 +596,7 @@ class App {
     const hostTheme = uiHost()?.theme?.current();
     document.documentElement.dataset.theme = this.themeChoice ?? hostTheme ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
     for (const s of SIDES) this.views[s].refreshTheme();
+    this.fusions.refresh();
     this.repaint();
     this.refreshDetail();
   }
@@ -506,49 +659,6 @@ class App {
       const text = e instanceof CoreRequestError && e.code === 'not_found' ? 'This op has no quantized weight to compare.' : `Weight analysis failed: ${e instanceof Error ? e.message : String(e)}`;
       host.replaceChildren(el('p', { class: 'muted', text }));
     }
-  }
-
-  private baseName(): string {
-    return (this.report?.float.file ?? 'comparison').replace(/\.onnx$/i, '');
-  }
-
-  /** The full compare report, as `visualquant compare --json` writes it: alignment, weights, lint. */
-  private async exportJson() {
-    if (!this.report || !this.weights || !this.lint) return;
-    // The table keeps only the summary; the report has every layer's detail.
-    const bins = uiHost()?.options?.bins;
-    const weights = await this.core.request('weights', bins ? { bins, detail: true } : { detail: true }).promise;
-    download(`${this.baseName()}-compare.json`, `${JSON.stringify({ ...this.report, weights, lint: this.lint }, null, 2)}\n`, 'application/json');
-  }
-
-  /** Both graphs as they are shown, side by side under a title line, as a PNG. */
-  private async exportPng() {
-    const r = this.report;
-    if (!r) return;
-    const canvases = SIDES.map((s) => this.views[s].canvas);
-    const dpr = window.devicePixelRatio || 1;
-    const head = Math.round(28 * dpr), gap = Math.round(2 * dpr);
-    const out = document.createElement('canvas');
-    out.width = canvases[0].width + gap + canvases[1].width;
-    out.height = head + Math.max(canvases[0].height, canvases[1].height);
-    const ctx = out.getContext('2d')!;
-    const css = getComputedStyle(document.body);
-    ctx.fillStyle = css.getPropertyValue('--border').trim();
-    ctx.fillRect(0, 0, out.width, out.height);
-    let x = 0;
-    SIDES.forEach((side, k) => {
-      ctx.fillStyle = css.getPropertyValue('--panel').trim();
-      ctx.fillRect(x, 0, canvases[k].width, head - gap);
-      ctx.fillStyle = css.getPropertyValue('--text').trim();
-      ctx.font = `600 ${13 * dpr}px system-ui, sans-serif`;
-      ctx.textBaseline = 'middle';
-      ctx.fillText(`${side === 'float' ? 'Float' : 'Quantized'}: ${r[side].file} (${OVERLAYS[this.overlay].title.toLowerCase()})`, x + 10 * dpr, (head - gap) / 2,
-        canvases[k].width - 20 * dpr);
-      ctx.drawImage(canvases[k], x, head);
-      x += canvases[k].width + gap;
-    });
-    const blob = await new Promise<Blob | null>((resolve) => out.toBlob(resolve, 'image/png'));
-    if (blob) download(`${this.baseName()}-view.png`, blob, 'image/png');
   }
 
   private showError(text: string, code = 'error') {

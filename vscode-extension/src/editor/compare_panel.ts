@@ -4,7 +4,8 @@
 import * as vscode from 'vscode';
 import type { CompareReport, LintFinding, Method, Result, WeightsReport } from '../../../web/src/protocol/messages';
 import type { ExtensionEnv } from '../env';
-import { csvReport, htmlReport, jsonReport, type FullReport } from '../export/reports';
+import { htmlReport, type FullReport } from '../../../web/src/export/html_report';
+import { csvReport, jsonReport } from '../export/reports';
 import { baseName, referenceTo } from '../host/files';
 import { CoreSession } from '../host/session';
 import { damagedLayers, uiOptionsOf } from '../host/settings';

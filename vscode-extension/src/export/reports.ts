@@ -1,15 +1,8 @@
-// The reports the export commands write: the JSON report (what `visualquant compare --json` writes),
-// the CSV layer table (the web page's CSV), and a self-contained HTML report. Every model string
-// enters the HTML escaped; the file carries a CSP that allows no script at all.
-import type { CompareReport, LintFinding, WeightLayer, WeightsReport } from '../../../web/src/protocol/messages';
-import { COLUMNS, layersToCsv } from '../../../web/src/ui/layer_table';
-import { damagedLayers, type Settings } from '../host/settings';
-
-export interface FullReport {
-  report: CompareReport;
-  weights: WeightsReport;
-  lint: LintFinding[];
-}
+// The reports the export commands write: the JSON report (what `visualquant compare --json` writes)
+// and the CSV layer table (the web page's CSV). The HTML report is the web page's
+// (web/src/export/html_report.ts).
+import type { FullReport } from '../../../web/src/export/html_report';
+import { layersToCsv } from '../../../web/src/ui/layer_table';
 
 export function jsonReport({ report, weights, lint }: FullReport): string {
   return `${JSON.stringify({ ...report, weights, lint }, null, 2)}\n`;
@@ -17,78 +10,4 @@ export function jsonReport({ report, weights, lint }: FullReport): string {
 
 export function csvReport({ weights }: FullReport): string {
   return layersToCsv(weights.layers);
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-const h = escapeHtml;
-
-function table(head: string[], rows: string[][], numeric: boolean[] = []): string {
-  const cell = (tag: string, v: string, k: number) => `<${tag}${numeric[k] ? ' class="num"' : ''}>${h(v)}</${tag}>`;
-  return `<table><thead><tr>${head.map((v, k) => cell('th', v, k)).join('')}</tr></thead>\n<tbody>\n${
-    rows.map((r) => `<tr>${r.map((v, k) => cell('td', v, k)).join('')}</tr>`).join('\n')}\n</tbody></table>`;
-}
-
-function layerTable(layers: WeightLayer[]): string {
-  return table(COLUMNS.map((c) => c.title), layers.map((l) => COLUMNS.map((c) => {
-    const v = c.value(l);
-    return c.format ? c.format(v as number | null) : String(v ?? '');
-  })), COLUMNS.map((c) => !!c.numeric));
-}
-
-const STYLE = `body{font:14px/1.5 system-ui,sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#1c2127}
-h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d8dce2}
-table{border-collapse:collapse;width:100%;font-size:12px}th,td{padding:3px 8px;border-bottom:1px solid #e3e6ea;text-align:left}
-th{background:#f0f2f5}.num{text-align:right;font-variant-numeric:tabular-nums}.damaged{color:#b91c1c}.muted{color:#5b6573}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px}dt{color:#5b6573}dd{margin:0}
-@media (prefers-color-scheme:dark){body{background:#14171c;color:#e6e9ee}th{background:#222731}th,td{border-color:#2b313c}.damaged{color:#f87171}.muted,dt{color:#9aa4b2}}`;
-
-/** A self-contained HTML report: summary, damaged layers, every quantized weight, fusions, lint, least confident matches. */
-export function htmlReport({ report: r, weights, lint }: FullReport, settings: Settings, version: string): string {
-  const damaged = damagedLayers(weights.layers, settings);
-  const kinds = Object.entries(r.summary.by_kind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
-  const side = (label: string, s: CompareReport['float']) =>
-    `<dt>${h(label)}</dt><dd>${h(s.file)} <span class="muted">(${h(s.producer_name || 'unknown producer')} ${h(s.producer_version)}, ${s.nodes} nodes, ${
-      s.size_bytes.toLocaleString('en-US')} bytes${s.quantization_forms.length ? `, ${h(s.quantization_forms.join(', '))}` : ''})</span></dd>`;
-  const entry = (i: number) => r.mapping[i];
-  const sections = [
-    `<h1>Quantization report: ${h(r.float.file)} and ${h(r.quant.file)}</h1>`,
-    `<dl>${side('Float', r.float)}${side('Quantized', r.quant)}`,
-    `<dt>Matches</dt><dd>${r.summary.entries}: ${h(kinds)}</dd>`,
-    `<dt>Fusions</dt><dd>${r.fusions.length}</dd>`,
-    `<dt>Mean confidence</dt><dd>${Math.round(r.summary.mean_confidence * 100)} %</dd>`,
-    `<dt>Quantized weights</dt><dd>${weights.layers.length}, <span class="${damaged.length ? 'damaged' : ''}">${damaged.length} damaged</span> (SQNR below ${settings.damagedSqnrDb} dB)</dd>`,
-    `<dt>Lint findings</dt><dd>${lint.length}</dd>`,
-    r.summary.weighted_ops_left_float.length ? `<dt>Weighted ops left float</dt><dd>${h(r.summary.weighted_ops_left_float.join(', '))}</dd>` : '',
-    `</dl>`,
-    `<h2>Damaged layers (SQNR below ${settings.damagedSqnrDb} dB)</h2>`,
-    damaged.length ? layerTable(damaged) : '<p class="muted">None.</p>',
-    `<h2>Every quantized weight, worst first</h2>`,
-    weights.layers.length ? layerTable(weights.layers) : '<p class="muted">No quantized weights.</p>',
-    `<h2>Fusions</h2>`,
-    r.fusions.length ? table(['Pattern', 'Float nodes', 'Quantized nodes', 'Verification', 'Detail'],
-      r.fusions.map((f) => [f.pattern, f.float.join(', '), f.quant.join(', '), f.verification, f.detail])) : '<p class="muted">None.</p>',
-    `<h2>Lint findings</h2>`,
-    lint.length ? table(['Severity', 'Check', 'Node', 'Message'], lint.map((f) => [f.severity, f.check, f.node, f.message])) : '<p class="muted">None.</p>',
-    `<h2>Least confident matches</h2>`,
-    table(['Kind', 'Confidence', 'Float ops', 'Quantized ops', 'Evidence'], r.summary.least_confident_entries.map(entry).filter(Boolean).map((e) =>
-      [e.kind, `${Math.round(e.confidence * 100)} %`, e.float_ops.join(', '), e.quant_ops.join(', '), e.evidence.join('; ')])),
-    `<p class="muted">Written by VisualQuantization (core ${h(version)}).</p>`,
-  ];
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="color-scheme" content="light dark">
-<title>${h(`${r.float.file} vs ${r.quant.file}`)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-${sections.filter(Boolean).join('\n')}
-</body>
-</html>
-`;
 }

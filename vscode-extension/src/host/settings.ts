@@ -53,7 +53,5 @@ export function uiOptionsOf(s: Settings): UiOptions {
   };
 }
 
-/** The layers below the damaged threshold, worst first (as the weights report ranks them). */
-export function damagedLayers<L extends { error: { sqnr_db: number | null } }>(layers: L[], s: Settings): L[] {
-  return layers.filter((l) => l.error.sqnr_db !== null && l.error.sqnr_db < s.damagedSqnrDb);
-}
+/** The layers below the damaged threshold (shared with the HTML report). */
+export { damagedLayers } from '../../../web/src/export/html_report';

@@ -8,7 +8,8 @@ export type Side = 'float' | 'quant';
 export const SIDES: readonly Side[] = ['float', 'quant'];
 export const other = (side: Side): Side => (side === 'float' ? 'quant' : 'float');
 
-export type MatchStatus = MappingEntry['kind'] | 'unmatched';
+/** 'group': a collapsed name-scope group, drawn as one node. */
+export type MatchStatus = MappingEntry['kind'] | 'unmatched' | 'group';
 export const MATCH_STATUSES: readonly MatchStatus[] = ['identical', 'renamed', 'fused', 'lowered', 'inserted', 'removed', 'unmatched'];
 
 /** A drawn node's place in the comparison. */
@@ -36,6 +37,19 @@ export function precisionOf(op: LogicalOp | null, kind: string): string {
   return 'float (no weight)';
 }
 
+/** Node id -> the innermost group it is drawn in, per side. */
+export type NodeGroups = Record<Side, Map<string, number>>;
+
+/**
+ * Each model node's innermost group, from a layout with every group open (a layout with collapsed
+ * groups leaves out the nodes they hide, but lists the same groups in the same order).
+ */
+export function nodeGroupsOf(layout: LayoutPairReport): NodeGroups {
+  const out: NodeGroups = { float: new Map(), quant: new Map() };
+  for (const side of SIDES) for (const n of layout[side].nodes) if (n.parent !== null) out[side].set(n.id, n.parent);
+  return out;
+}
+
 export class Comparison {
   readonly nodes: Record<Side, NodeInfo[]>;
   /** Node id -> drawn node indices, per side. */
@@ -44,10 +58,12 @@ export class Comparison {
   private readonly entryOfId: Record<Side, Map<string, number>>;
   /** Layout pair matches (inputs and outputs included), per side: index -> indices on the other side. */
   private readonly pairMatches: Record<Side, Map<number, number[]>>;
+  /** Group index -> the drawn node of that group when it is collapsed, per side. */
+  private readonly collapsedNode: Record<Side, Map<number, number>>;
   private layersByEntry = new Map<number, WeightLayer>();
   private lintByNode = new Map<string, LintFinding[]>();
 
-  constructor(readonly report: CompareReport, readonly layout: LayoutPairReport) {
+  constructor(readonly report: CompareReport, readonly layout: LayoutPairReport, private readonly nodeGroups: NodeGroups | null = null) {
     this.entryOfId = { float: new Map(), quant: new Map() };
     report.mapping.forEach((entry, i) => {
       for (const side of SIDES) for (const id of entry[side]) if (!this.entryOfId[side].has(id)) this.entryOfId[side].set(id, i);
@@ -58,6 +74,7 @@ export class Comparison {
       push(this.pairMatches.quant, q, f);
     }
     this.byId = { float: new Map(), quant: new Map() };
+    this.collapsedNode = { float: new Map(), quant: new Map() };
     this.nodes = { float: [], quant: [] };
     for (const side of SIDES) {
       const opOfNode = new Map<string, LogicalOp>();
@@ -65,12 +82,13 @@ export class Comparison {
       const graph = report.logical_graphs[side];
       layout[side].nodes.forEach((node, index) => {
         push(this.byId[side], node.id, index);
+        if (node.kind === 'group') this.collapsedNode[side].set(node.group, index);
         const m = modelNode(node);
         const logicalOp = m?.op !== undefined ? graph[m.op] ?? null : opOfNode.get(node.id) ?? null;
         const entry = m?.kind === 'op' ? this.entryOfId[side].get(node.id) ?? null : null;
         this.nodes[side].push({
           side, index, node, entry, logicalOp,
-          status: entry !== null ? report.mapping[entry].kind : this.ioStatus(side, index),
+          status: entry !== null ? report.mapping[entry].kind : node.kind === 'group' ? 'group' : this.ioStatus(side, index),
           precision: precisionOf(logicalOp, node.kind),
         });
       });
@@ -89,9 +107,22 @@ export class Comparison {
     return index === null ? null : this.report.mapping[index] ?? null;
   }
 
-  /** Drawn nodes of `side` with this model node id (one, except in odd layouts). */
+  /**
+   * Drawn nodes of `side` with this model node id (one, except in odd layouts); for a node hidden
+   * in a collapsed group, that group's node. Linked selection therefore highlights the closed group
+   * on the other side rather than opening it: the user closed it to see less, opening it would lay
+   * out both graphs again and move what they are looking at, and one click on the group opens it
+   * with the counterpart selected inside.
+   */
   indicesOf(side: Side, id: string): number[] {
-    return this.byId[side].get(id) ?? [];
+    const drawn = this.byId[side].get(id);
+    if (drawn) return drawn;
+    const groups = this.layout[side].groups;
+    for (let g = this.nodeGroups?.[side].get(id); g !== undefined && g !== null; g = groups[g]?.parent ?? undefined) {
+      const at = this.collapsedNode[side].get(g);
+      if (at !== undefined) return [at];
+    }
+    return [];
   }
 
   /** The drawn nodes that a mapping entry covers on one side. */

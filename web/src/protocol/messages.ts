@@ -32,6 +32,22 @@ export const isReference = (f: FileSource): f is FileReference => 'ref' in f;
 
 export type LayoutView = 'logical' | 'nodes';
 
+/**
+ * What a paired layout is asked for: the view; which name-scope groups are open (`collapsed` with
+ * `expanded` naming the open ones; without `collapsed`, all are open); and the label sizes the UI
+ * measured, per side, as (width, height) pairs by node index and by group (-1 keeps the core's
+ * estimate). Plain arrays, so that the message stays JSON (the VS Code host keys its cache by it).
+ */
+export interface LayoutParams {
+  view: LayoutView;
+  collapsed?: boolean;
+  expanded?: string[];
+  floatNodeSizes?: number[];
+  floatGroupSizes?: number[];
+  quantNodeSizes?: number[];
+  quantGroupSizes?: number[];
+}
+
 /** Every request the core answers: its parameters and its result. */
 export interface CoreMethods {
   /** Loads and aligns the two models (either order) and keeps them open. Replaces an open pair. */
@@ -44,7 +60,7 @@ export interface CoreMethods {
   /** The open model's graph laid out. */
   layoutModel: { params: { view: LayoutView }; result: LayoutReport };
   /** Both graphs laid out side by side (matched ops in shared rows), of the open pair. */
-  layout: { params: { view: LayoutView }; result: LayoutPairReport };
+  layout: { params: LayoutParams; result: LayoutPairReport };
   /** Every aligned weight pair's analysis, ranked worst first (the layer table, the heat overlay): the
    *  table's fields only, unless `detail` (histograms, per-channel series: the JSON export). */
   weights: { params: { bins?: number; detail?: boolean }; result: WeightsReport };

@@ -1,10 +1,14 @@
 // One side's graph on a canvas: the core's layout drawn with culling (a uniform grid finds what the
 // viewport shows), pan (drag, wheel), zoom (ctrl+wheel, pinch, buttons), zoom to fit, hit testing,
 // selection, and edge badges (Q/DQ folded onto edges) with a tooltip. Labels are fitted to the
-// core's box sizes with measureText. A visually hidden listbox mirrors the nodes for assistive
-// technology and carries the selection state as attributes.
+// core's box sizes with measureText. Name-scope groups: an open group is a box whose header
+// (its label line) closes it when clicked; a collapsed one is a node drawn as a stack, which opens
+// when clicked. A visually hidden listbox mirrors the nodes for assistive technology and carries the
+// selection state as attributes (and what is folded onto the edges into each node, the badges); a
+// hidden list of buttons opens and closes the groups.
 import type { LayoutEdge, LayoutReport } from '../protocol/messages';
 import { el } from './dom';
+import { Grid } from './grid';
 
 export interface Camera {
   scale: number;
@@ -17,97 +21,78 @@ export interface NodePaint {
   text: string;
 }
 
+export interface ViewSnapshot {
+  layout: LayoutReport;
+  paints: readonly NodePaint[];
+  colors: Readonly<Theme>;
+  camera: Camera;
+  /** The view's size in CSS pixels. */
+  width: number;
+  height: number;
+  /** Labels as drawn (cut to their boxes), per node and per group. */
+  labels: readonly string[];
+  groupLabels: readonly string[];
+  /** Per edge: its badge's centre and half width, or null. */
+  badges: ReadonlyArray<readonly [number, number, number] | null>;
+  selected: ReadonlySet<number>;
+  primary: number | null;
+}
+
+/** Below this scale labels are not drawn (too small to read); below BADGE_SCALE badges and arrows neither. */
+export const LABEL_SCALE = 0.45;
+export const BADGE_SCALE = 0.3;
+
 export interface GraphViewEvents {
   select(index: number | null): void;
   camera(camera: Camera): void;
   badgeHover(edge: LayoutEdge | null, clientX: number, clientY: number): void;
+  /** Open or close group `group` (an index into the layout's groups); without it, groups are not clickable. */
+  toggleGroup?(group: number): void;
 }
 
-const CELL = 256;
-const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+/** The font of node labels (label_sizes.ts measures with it). */
+export const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+/** Room left and right of a node's label inside its box. */
+export const LABEL_PAD = 5;
+
+/** The text drawn on a collapsed group's node. */
+export function groupNodeText(label: string, members: number): string {
+  return `▸ ${label} (${members})`;
+}
 const SMALL_FONT = '10px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const MAX_SCALE = 4;
+/** Height of an open group's header, its label line: clicking there closes the group. */
+const GROUP_HEADER = 14;
 
-interface Theme {
+export interface Theme {
   background: string; edge: string; edgeSelected: string; selection: string; counterpart: string;
   groupFill: string; groupStroke: string; groupText: string; badgeFill: string; badgeText: string;
 }
 
-/**
- * A uniform grid over the drawing: each cell lists the items whose boxes touch it. A query that
- * would visit more cells than there are items (far zoomed out) scans the items' boxes instead.
- */
-class Grid {
-  private readonly cells = new Map<number, number[]>();
-  private readonly boxes: Float64Array;
-  private stamp: Uint32Array;
-  private round = 0;
-  private bounds = { cx0: Infinity, cy0: Infinity, cx1: -Infinity, cy1: -Infinity };
-  constructor(private readonly count: number) {
-    this.stamp = new Uint32Array(count);
-    this.boxes = new Float64Array(4 * count).fill(NaN);
-  }
-  private key(cx: number, cy: number) {
-    return cx * 65536 + cy;
-  }
-  add(item: number, x0: number, y0: number, x1: number, y1: number) {
-    const b = this.boxes;
-    if (Number.isNaN(b[4 * item])) b.set([x0, y0, x1, y1], 4 * item);
-    else b.set([Math.min(b[4 * item], x0), Math.min(b[4 * item + 1], y0), Math.max(b[4 * item + 2], x1), Math.max(b[4 * item + 3], y1)], 4 * item);
-    const cx0 = Math.floor(x0 / CELL), cy0 = Math.floor(y0 / CELL), cx1 = Math.floor(x1 / CELL), cy1 = Math.floor(y1 / CELL);
-    const bo = this.bounds;
-    bo.cx0 = Math.min(bo.cx0, cx0); bo.cy0 = Math.min(bo.cy0, cy0); bo.cx1 = Math.max(bo.cx1, cx1); bo.cy1 = Math.max(bo.cy1, cy1);
-    for (let cx = cx0; cx <= cx1; cx++) {
-      for (let cy = cy0; cy <= cy1; cy++) {
-        const k = this.key(cx, cy);
-        const list = this.cells.get(k);
-        if (list) list.push(item);
-        else this.cells.set(k, [item]);
-      }
-    }
-  }
-  query(x0: number, y0: number, x1: number, y1: number, out: number[]): number[] {
-    out.length = 0;
-    const bo = this.bounds;
-    const cx0 = Math.max(Math.floor(x0 / CELL), bo.cx0), cy0 = Math.max(Math.floor(y0 / CELL), bo.cy0);
-    const cx1 = Math.min(Math.floor(x1 / CELL), bo.cx1), cy1 = Math.min(Math.floor(y1 / CELL), bo.cy1);
-    if (cx1 < cx0 || cy1 < cy0) return out;
-    if ((cx1 - cx0 + 1) * (cy1 - cy0 + 1) > this.count) {
-      const b = this.boxes;
-      for (let i = 0; i < this.count; i++) {
-        if (b[4 * i] <= x1 && b[4 * i + 2] >= x0 && b[4 * i + 1] <= y1 && b[4 * i + 3] >= y0) out.push(i);
-      }
-      return out;
-    }
-    if (++this.round === 0xffffffff) {
-      this.stamp.fill(0);
-      this.round = 1;
-    }
-    for (let cx = cx0; cx <= cx1; cx++) {
-      for (let cy = cy0; cy <= cy1; cy++) {
-        const list = this.cells.get(this.key(cx, cy));
-        if (!list) continue;
-        for (const item of list) {
-          if (this.stamp[item] === this.round) continue;
-          this.stamp[item] = this.round;
-          out.push(item);
-        }
-      }
-    }
-    return out;
-  }
+/** The drawing colours of the page's theme, from its CSS variables as they apply to `element`. */
+export function themeOf(element: Element): Theme {
+  const css = getComputedStyle(element);
+  const v = (name: string) => css.getPropertyValue(name).trim();
+  return {
+    background: v('--graph-bg'), edge: v('--edge'), edgeSelected: v('--edge-selected'), selection: v('--selection'),
+    counterpart: v('--counterpart'), groupFill: v('--group-fill'), groupStroke: v('--group-stroke'), groupText: v('--group-text'),
+    badgeFill: v('--badge-fill'), badgeText: v('--badge-text'),
+  };
 }
 
 export class GraphView {
   readonly canvas: HTMLCanvasElement;
   readonly list: HTMLUListElement;
+  private readonly groupList: HTMLUListElement;
   private readonly ctx: CanvasRenderingContext2D;
   private layout: LayoutReport | null = null;
   private paints: NodePaint[] = [];
   private labels: string[] = [];
   private groupLabels: string[] = [];
+  /** Per edge: x, y, half width of the badge pill. */
   private badgeAt: Array<[number, number, number] | null> = [];
-  private edgeSpan = new Float64Array(0);  // per edge: the larger side of its bounding box  // per edge: x, y, half width of the badge pill
+  /** Per edge: the larger side of its bounding box. */
+  private edgeSpan = new Float64Array(0);
   private nodeGrid = new Grid(0);
   private edgeGrid = new Grid(0);
   private selected = new Set<number>();
@@ -120,13 +105,17 @@ export class GraphView {
   private visibleEdges: number[] = [];
   private cssWidth = 0;
   private cssHeight = 0;
+  /** Bumped when what is drawn changes (layout, colours, theme, the view's size), not when the camera moves. */
+  private content = 0;
+  private readonly frameListeners: Array<(content: number) => void> = [];
   /** Frames drawn, and the duration of the last one (ms): shown to tests and the status line. */
   stats = { frames: 0, lastFrameMs: 0, drawnNodes: 0, drawnEdges: 0 };
 
   constructor(host: HTMLElement, readonly label: string, private readonly events: GraphViewEvents) {
-    this.canvas = el('canvas', { class: 'graph-canvas', attrs: { role: 'img', 'aria-label': `${label} graph` } });
+    this.canvas = el('canvas', { class: 'graph-canvas', attrs: { role: 'img', tabindex: '0', 'aria-label': `${label} graph: arrow keys walk the selection, ? lists the keys` } });
     this.list = el('ul', { class: 'sr-only node-list', attrs: { role: 'listbox', 'aria-label': `${label} graph nodes` } });
-    host.append(this.canvas, this.list);
+    this.groupList = el('ul', { class: 'sr-only group-list', attrs: { 'aria-label': `${label} graph groups` } });
+    host.append(this.canvas, this.list, this.groupList);
     this.ctx = this.canvas.getContext('2d', { alpha: false })!;
     this.refreshTheme();
     new ResizeObserver(() => this.resize()).observe(host);
@@ -145,14 +134,23 @@ export class GraphView {
     return this.layout;
   }
 
-  refreshTheme(): void {
-    const css = getComputedStyle(this.canvas);
-    const v = (name: string) => css.getPropertyValue(name).trim();
-    this.theme = {
-      background: v('--graph-bg'), edge: v('--edge'), edgeSelected: v('--edge-selected'), selection: v('--selection'),
-      counterpart: v('--counterpart'), groupFill: v('--group-fill'), groupStroke: v('--group-stroke'), groupText: v('--group-text'),
-      badgeFill: v('--badge-fill'), badgeText: v('--badge-text'),
+  /** Called after every frame with the content version (a minimap redraws its overview only when that changes). */
+  onFrame(listener: (content: number) => void): void {
+    this.frameListeners.push(listener);
+  }
+
+  /** What the view shows now, for what is drawn from it (the minimap, the SVG export); null before a layout. */
+  snapshot(): ViewSnapshot | null {
+    if (!this.layout) return null;
+    return {
+      layout: this.layout, paints: this.paints, colors: this.theme, camera: this.camera, width: this.cssWidth, height: this.cssHeight,
+      labels: this.labels, groupLabels: this.groupLabels, badges: this.badgeAt, selected: this.selected, primary: this.primary,
     };
+  }
+
+  refreshTheme(): void {
+    this.theme = themeOf(this.canvas);
+    this.content++;
     this.invalidate();
   }
 
@@ -161,6 +159,7 @@ export class GraphView {
     this.selected.clear();
     this.primary = null;
     this.list.replaceChildren();
+    this.groupList.replaceChildren();
     this.listItems = [];
     if (!layout) {
       this.invalidate();
@@ -171,12 +170,21 @@ export class GraphView {
     this.labels = layout.nodes.map((n, i) => {
       const b = [n.x - n.w / 2, n.y - n.h / 2, n.x + n.w / 2, n.y + n.h / 2] as const;
       this.nodeGrid.add(i, ...b);
-      return this.fit(n.label, n.w - 10);
+      return this.fit(n.kind === 'group' ? groupNodeText(n.label, n.members) : n.label, n.w - 2 * LABEL_PAD);
     });
     this.edgeGrid = new Grid(layout.edges.length);
     this.ctx.font = SMALL_FONT;
-    this.groupLabels = layout.groups.map((g) => (g.box ? this.fit(g.label, g.box[2] - 8) : ''));
+    this.groupLabels = layout.groups.map((g) => (g.box ? this.fit(`▾ ${g.label}`, g.box[2] - 8) : ''));
+    const toggle = this.events.toggleGroup?.bind(this.events);
+    this.groupList.append(...layout.groups.flatMap((g, gi) => {
+      if (g.state !== 'expanded' || !g.box || !toggle) return [];
+      const b = el('button', { text: `Collapse ${g.label}`, attrs: { type: 'button', tabindex: '-1' } });
+      b.addEventListener('click', () => toggle(gi));
+      return [el('li', { attrs: { 'data-name': g.name, 'data-box': g.box.join(' ') } }, b)];
+    }));
     this.edgeSpan = new Float64Array(layout.edges.length);
+    /** Per node: the badges on the edges into it, as "badge@x,y@from id" (the node list's data-badges). */
+    const badgesInto: string[][] = [];
     this.badgeAt = layout.edges.map((e, i) => {
       const p = e.points;
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
@@ -191,6 +199,7 @@ export class GraphView {
       }
       if (!e.badge) return null;
       const [x, y] = badgePosition(e);
+      if (!e.stub) (badgesInto[e.to] ??= []).push(`${e.badge}@${x},${y}@${layout.nodes[e.from].id}`);
       return [x, y, this.ctx.measureText(e.badge).width / 2 + 5];
     });
     const fragment = document.createDocumentFragment();
@@ -198,7 +207,10 @@ export class GraphView {
       const li = el('li', {
         text: `${n.label} — ${n.id}`,
         attrs: {
+          'data-label': n.label,
           role: 'option', tabindex: '-1', 'aria-selected': 'false', 'data-index': String(i), 'data-id': n.id, 'data-kind': n.kind,
+          ...(n.kind === 'group' ? { 'data-group': String(n.group), 'data-members': String(n.members) } : {}),
+          ...(badgesInto[i] ? { 'data-badges': badgesInto[i].join('\n'), 'aria-description': `inputs through ${badgesInto[i].map((b) => b.split('@')[0]).join(', ')}` } : {}),
           'data-x': String(n.x), 'data-y': String(n.y), 'data-w': String(n.w), 'data-h': String(n.h),
         },
       });
@@ -212,6 +224,7 @@ export class GraphView {
 
   setPaints(paints: NodePaint[]): void {
     this.paints = paints;
+    this.content++;
     this.invalidate();
   }
 
@@ -304,6 +317,7 @@ export class GraphView {
     if (width === this.cssWidth && height === this.cssHeight) return;
     this.cssWidth = width;
     this.cssHeight = height;
+    this.content++;
     const dpr = window.devicePixelRatio || 1;
     this.canvas.width = Math.round(this.cssWidth * dpr);
     this.canvas.height = Math.round(this.cssHeight * dpr);
@@ -333,10 +347,19 @@ export class GraphView {
     const layout = this.layout;
     if (!layout) return;
     const { scale, tx, ty } = this.cam;
+    try {
+      this.drawGraph(layout, scale, tx, ty, dpr, started);
+    } finally {
+      for (const listener of this.frameListeners) listener(this.content);
+    }
+  }
+
+  private drawGraph(layout: LayoutReport, scale: number, tx: number, ty: number, dpr: number, started: number) {
+    const { ctx, theme } = this;
     ctx.setTransform(dpr * scale, 0, 0, dpr * scale, dpr * tx, dpr * ty);
     const px = 1 / scale;  // one CSS pixel in drawing units
     const vx0 = -tx / scale, vy0 = -ty / scale, vx1 = (this.cssWidth - tx) / scale, vy1 = (this.cssHeight - ty) / scale;
-    const detail = scale >= 0.45;
+    const detail = scale >= LABEL_SCALE;
 
     // Open name-scope groups: faint boxes with their label.
     ctx.lineWidth = px;
@@ -383,7 +406,7 @@ export class GraphView {
       }
       ctx.stroke();
     }
-    if (scale >= 0.3) {
+    if (scale >= BADGE_SCALE) {
       ctx.fillStyle = theme.edge;
       ctx.beginPath();
       for (const e of edges) traceArrow(ctx, layout.edges[e]);
@@ -404,6 +427,14 @@ export class GraphView {
         // At least a pixel, so that far out every node still shows.
         ctx.fillRect(x, y, Math.max(n.w, px), Math.max(n.h, px));
         continue;
+      }
+      if (n.kind === 'group') {
+        // A collapsed group: a stack of cards, the one behind offset up and right.
+        ctx.lineWidth = px;
+        ctx.strokeStyle = theme.groupStroke;
+        ctx.beginPath();
+        ctx.roundRect(x + 4, y - 4, n.w, n.h, radius);
+        ctx.stroke();
       }
       ctx.beginPath();
       if (n.kind === 'input' || n.kind === 'output') ctx.roundRect(x, y, n.w, n.h, n.h / 2);
@@ -433,7 +464,7 @@ export class GraphView {
     }
 
     // Badges of what is folded onto edges (Q/DQ, DQ, DynQ, rescale).
-    if (scale >= 0.3) {
+    if (scale >= BADGE_SCALE) {
       ctx.font = SMALL_FONT;
       ctx.textAlign = 'center';
       ctx.textBaseline = 'middle';
@@ -471,8 +502,22 @@ export class GraphView {
     return null;
   }
 
+  /** The open group whose header is under a canvas point (the innermost), or null. */
+  groupHeaderAt(sx: number, sy: number): number | null {
+    if (!this.layout || !this.events.toggleGroup || this.cam.scale < BADGE_SCALE) return null;
+    const x = (sx - this.cam.tx) / this.cam.scale, y = (sy - this.cam.ty) / this.cam.scale;
+    let best: number | null = null, area = Infinity;
+    this.layout.groups.forEach((g, gi) => {
+      const b = g.box;
+      if (!b || x < b[0] || x > b[0] + b[2] || y < b[1] || y > b[1] + GROUP_HEADER || b[2] * b[3] >= area) return;
+      best = gi;
+      area = b[2] * b[3];
+    });
+    return best;
+  }
+
   private badgeEdgeAt(sx: number, sy: number): LayoutEdge | null {
-    if (!this.layout || this.cam.scale < 0.3) return null;
+    if (!this.layout || this.cam.scale < BADGE_SCALE) return null;
     const x = (sx - this.cam.tx) / this.cam.scale, y = (sy - this.cam.ty) / this.cam.scale;
     for (const e of this.edgeGrid.query(x - 40, y - 10, x + 40, y + 10, [])) {
       const b = this.badgeAt[e];
@@ -505,7 +550,7 @@ export class GraphView {
       }
       const edge = this.badgeEdgeAt(x, y);
       this.events.badgeHover(edge, e.clientX, e.clientY);
-      c.classList.toggle('pointing', edge !== null || this.nodeAt(x, y) !== null);
+      c.classList.toggle('pointing', edge !== null || this.nodeAt(x, y) !== null || this.groupHeaderAt(x, y) !== null);
     });
     const finish = (e: PointerEvent) => {
       if (!down || down.id !== e.pointerId) return;
@@ -514,7 +559,13 @@ export class GraphView {
       c.classList.remove('panning');
       if (wasClick && e.type === 'pointerup') {
         const [x, y] = local(e);
-        this.events.select(this.nodeAt(x, y));
+        const node = this.nodeAt(x, y);
+        const n = node === null ? null : this.layout!.nodes[node];
+        const toggle = this.events.toggleGroup?.bind(this.events);
+        if (n?.kind === 'group' && toggle) return toggle(n.group);
+        const header = node === null ? this.groupHeaderAt(x, y) : null;
+        if (header !== null && toggle) return toggle(header);
+        this.events.select(node);
       }
     };
     c.addEventListener('pointerup', finish);

@@ -51,6 +51,14 @@ export function setSqnrThresholds(bounds: number[]): void {
   });
 }
 
+/**
+ * The SQNR (dB) under which a layer counts as damaged: the lower bound of the middle weight-error
+ * bin (25 dB, unless a host's settings moved the bins: there it is the damaged threshold).
+ */
+export function damagedSqnrDb(): number {
+  return HEAT_BINS[2].min;
+}
+
 const PRECISION_COLORS: Record<string, { light: string; dark: string }> = {
   float32: pick('#dfe6ee', '#3d4756'),
   float16: pick('#cfe0f5', '#2f4d74'),

@@ -1,53 +1,57 @@
 // Find a node by name or op type, on either side: a combobox whose list shows the best matches
-// (whole label first, then names that start with the text, then names that contain it).
-import { SIDES, type Comparison, type Side } from '../model/comparison';
+// (whole label first, then names that start with the text, then names that contain it). It
+// searches every node of both models, also those hidden in closed groups.
+import type { Side } from '../model/comparison';
 import { el } from './dom';
+
+/** A node to find: its side, model node id and label. */
+export interface SearchItem {
+  side: Side;
+  id: string;
+  label: string;
+}
 
 const MAX_RESULTS = 50;
 
 export class NodeSearch {
-  private comparison: Comparison | null = null;
-  private results: Array<{ side: Side; index: number }> = [];
+  private items: SearchItem[] = [];
+  private results: SearchItem[] = [];
   private active = -1;
 
   constructor(private readonly input: HTMLInputElement, private readonly list: HTMLUListElement,
-              private readonly pick: (side: Side, index: number) => void) {
+              private readonly pick: (side: Side, id: string) => void) {
     input.addEventListener('input', () => this.update());
     input.addEventListener('focus', () => this.update());
     input.addEventListener('keydown', (e) => this.key(e));
     input.addEventListener('blur', () => setTimeout(() => this.close(), 150));
   }
 
-  setComparison(comparison: Comparison | null): void {
-    this.comparison = comparison;
+  setItems(items: SearchItem[]): void {
+    this.items = items;
     this.close();
   }
 
   private update() {
     const q = this.input.value.trim().toLowerCase();
-    const c = this.comparison;
     this.results = [];
-    if (!c || !q) return this.close();
-    const scored: Array<{ side: Side; index: number; score: number }> = [];
-    for (const side of SIDES) {
-      for (const info of c.nodes[side]) {
-        const label = info.node.label.toLowerCase(), id = info.node.id.toLowerCase();
-        const score = label === q ? 0 : id === q ? 0 : id.startsWith(q) || label.startsWith(q) ? 1 : id.includes(q) || label.includes(q) ? 2 : -1;
-        if (score >= 0) scored.push({ side, index: info.index, score });
-      }
-    }
-    scored.sort((a, b) => a.score - b.score || (a.side === b.side ? a.index - b.index : a.side === 'float' ? -1 : 1));
-    this.results = scored.slice(0, MAX_RESULTS);
+    if (!q) return this.close();
+    const scored: Array<{ item: SearchItem; order: number; score: number }> = [];
+    this.items.forEach((item, order) => {
+      const label = item.label.toLowerCase(), id = item.id.toLowerCase();
+      const score = label === q ? 0 : id === q ? 0 : id.startsWith(q) || label.startsWith(q) ? 1 : id.includes(q) || label.includes(q) ? 2 : -1;
+      if (score >= 0) scored.push({ item, order, score });
+    });
+    // Items come float side first, each side in drawing order: ties keep that order.
+    scored.sort((a, b) => a.score - b.score || a.order - b.order);
+    this.results = scored.slice(0, MAX_RESULTS).map((s) => s.item);
     this.active = this.results.length ? 0 : -1;
     this.render(scored.length);
   }
 
   private render(total: number) {
-    const c = this.comparison!;
-    this.list.replaceChildren(...this.results.map((r, k) => {
-      const node = c.nodes[r.side][r.index].node;
-      const li = el('li', { attrs: { role: 'option', id: `search-${k}`, 'aria-selected': String(k === this.active), 'data-side': r.side, 'data-id': node.id } },
-        el('span', { class: `side-tag ${r.side === 'quant' ? 'quant' : ''}`, text: r.side === 'float' ? 'F' : 'Q' }),
+    this.list.replaceChildren(...this.results.map((node, k) => {
+      const li = el('li', { attrs: { role: 'option', id: `search-${k}`, 'aria-selected': String(k === this.active), 'data-side': node.side, 'data-id': node.id } },
+        el('span', { class: `side-tag ${node.side === 'quant' ? 'quant' : ''}`, text: node.side === 'float' ? 'F' : 'Q' }),
         el('span', { class: 'result-label', text: node.label }), el('span', { class: 'result-id', text: node.id }));
       li.addEventListener('mousedown', (e) => {
         e.preventDefault();
@@ -79,7 +83,7 @@ export class NodeSearch {
   private choose(k: number) {
     const r = this.results[k];
     if (!r) return;
-    this.pick(r.side, r.index);
+    this.pick(r.side, r.id);
     this.close();
   }
 

@@ -68,10 +68,10 @@ const handlers: { [M in Method]: Handler<M> } = {
     pair = { comparison };
     return { report: JSON.parse(comparison.report), version: vq.version };
   },
-  layout({ view }, id) {
+  layout(params, id) {
     const p = requirePair();
-    progress(id, 'layout', `laying out both graphs (${view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
-    return JSON.parse(p.comparison.layout({ view }));
+    progress(id, 'layout', `laying out both graphs (${params.view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
+    return JSON.parse(p.comparison.layout(params));
   },
   weights({ bins, detail }, id) {
     const p = requirePair();

@@ -1,0 +1,101 @@
+// The self-contained HTML report of a comparison, shared by the web page (Export HTML) and the VS
+// Code extension (its export command): one file that opens offline. Every model string enters it
+// escaped, and it carries a Content-Security-Policy that allows no script at all (only its own
+// inline styles), so whatever a model's names hold, opening the report runs nothing.
+import type { CompareReport, LintFinding, WeightLayer, WeightsReport } from '../protocol/messages';
+import { COLUMNS } from '../ui/layer_table';
+
+export interface FullReport {
+  report: CompareReport;
+  weights: WeightsReport;
+  lint: LintFinding[];
+}
+
+/** Below this SQNR (dB) a layer is damaged (the extension's setting, the page's heat overlay). */
+export interface DamageThreshold {
+  damagedSqnrDb: number;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const h = escapeHtml;
+
+function table(head: string[], rows: string[][], numeric: boolean[] = []): string {
+  const cell = (tag: string, v: string, k: number) => `<${tag}${numeric[k] ? ' class="num"' : ''}>${h(v)}</${tag}>`;
+  return `<table><thead><tr>${head.map((v, k) => cell('th', v, k)).join('')}</tr></thead>\n<tbody>\n${
+    rows.map((r) => `<tr>${r.map((v, k) => cell('td', v, k)).join('')}</tr>`).join('\n')}\n</tbody></table>`;
+}
+
+function layerTable(layers: WeightLayer[]): string {
+  return table(COLUMNS.map((c) => c.title), layers.map((l) => COLUMNS.map((c) => {
+    const v = c.value(l);
+    return c.format ? c.format(v as number | null) : String(v ?? '');
+  })), COLUMNS.map((c) => !!c.numeric));
+}
+
+const STYLE = `body{font:14px/1.5 system-ui,sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#1c2127}
+h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d8dce2}
+table{border-collapse:collapse;width:100%;font-size:12px}th,td{padding:3px 8px;border-bottom:1px solid #e3e6ea;text-align:left}
+th{background:#f0f2f5}.num{text-align:right;font-variant-numeric:tabular-nums}.damaged{color:#b91c1c}.muted{color:#5b6573}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px}dt{color:#5b6573}dd{margin:0}.graphs{overflow:auto}.graphs svg{max-width:100%;height:auto}
+@media (prefers-color-scheme:dark){body{background:#14171c;color:#e6e9ee}th{background:#222731}th,td{border-color:#2b313c}.damaged{color:#f87171}.muted,dt{color:#9aa4b2}}`;
+
+/** The layers below the damaged threshold, worst first (as the weights report ranks them). */
+export function damagedLayers<L extends { error: { sqnr_db: number | null } }>(layers: L[], s: DamageThreshold): L[] {
+  return layers.filter((l) => l.error.sqnr_db !== null && l.error.sqnr_db < s.damagedSqnrDb);
+}
+
+/**
+ * A self-contained HTML report: summary, the graphs (when given: an SVG of both, from export/svg.ts,
+ * its model strings escaped), damaged layers, every quantized weight, fusions, lint, least
+ * confident matches.
+ */
+export function htmlReport({ report: r, weights, lint }: FullReport, settings: DamageThreshold, version: string, graphs?: string): string {
+  const damaged = damagedLayers(weights.layers, settings);
+  const kinds = Object.entries(r.summary.by_kind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+  const side = (label: string, s: CompareReport['float']) =>
+    `<dt>${h(label)}</dt><dd>${h(s.file)} <span class="muted">(${h(s.producer_name || 'unknown producer')} ${h(s.producer_version)}, ${s.nodes} nodes, ${
+      s.size_bytes.toLocaleString('en-US')} bytes${s.quantization_forms.length ? `, ${h(s.quantization_forms.join(', '))}` : ''})</span></dd>`;
+  const entry = (i: number) => r.mapping[i];
+  const sections = [
+    `<h1>Quantization report: ${h(r.float.file)} and ${h(r.quant.file)}</h1>`,
+    `<dl>${side('Float', r.float)}${side('Quantized', r.quant)}`,
+    `<dt>Matches</dt><dd>${r.summary.entries}: ${h(kinds)}</dd>`,
+    `<dt>Fusions</dt><dd>${r.fusions.length}</dd>`,
+    `<dt>Mean confidence</dt><dd>${Math.round(r.summary.mean_confidence * 100)} %</dd>`,
+    `<dt>Quantized weights</dt><dd>${weights.layers.length}, <span class="${damaged.length ? 'damaged' : ''}">${damaged.length} damaged</span> (SQNR below ${settings.damagedSqnrDb} dB)</dd>`,
+    `<dt>Lint findings</dt><dd>${lint.length}</dd>`,
+    r.summary.weighted_ops_left_float.length ? `<dt>Weighted ops left float</dt><dd>${h(r.summary.weighted_ops_left_float.join(', '))}</dd>` : '',
+    `</dl>`,
+    graphs ? `<h2>The graphs, as shown</h2>\n<div class="graphs">${graphs}</div>` : '',
+    `<h2>Damaged layers (SQNR below ${settings.damagedSqnrDb} dB)</h2>`,
+    damaged.length ? layerTable(damaged) : '<p class="muted">None.</p>',
+    `<h2>Every quantized weight, worst first</h2>`,
+    weights.layers.length ? layerTable(weights.layers) : '<p class="muted">No quantized weights.</p>',
+    `<h2>Fusions</h2>`,
+    r.fusions.length ? table(['Pattern', 'Float nodes', 'Quantized nodes', 'Verification', 'Detail'],
+      r.fusions.map((f) => [f.pattern, f.float.join(', '), f.quant.join(', '), f.verification, f.detail])) : '<p class="muted">None.</p>',
+    `<h2>Lint findings</h2>`,
+    lint.length ? table(['Severity', 'Check', 'Node', 'Message'], lint.map((f) => [f.severity, f.check, f.node, f.message])) : '<p class="muted">None.</p>',
+    `<h2>Least confident matches</h2>`,
+    table(['Kind', 'Confidence', 'Float ops', 'Quantized ops', 'Evidence'], r.summary.least_confident_entries.map(entry).filter(Boolean).map((e) =>
+      [e.kind, `${Math.round(e.confidence * 100)} %`, e.float_ops.join(', '), e.quant_ops.join(', '), e.evidence.join('; ')])),
+    `<p class="muted">Written by VisualQuantization (core ${h(version)}).</p>`,
+  ];
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="color-scheme" content="light dark">
+<title>${h(`${r.float.file} vs ${r.quant.file}`)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${sections.filter(Boolean).join('\n')}
+</body>
+</html>
+`;
+}
