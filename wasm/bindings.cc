@@ -13,6 +13,7 @@
 #include "layout/groups.h"
 #include "layout/layout.h"
 #include "model/model_loader.h"
+#include "model/onnx_checks.h"
 #include "report/compare_report.h"
 #include "report/comparison.h"
 #include "report/inspect_report.h"
@@ -327,6 +328,8 @@ class GraphLayout {
 
 std::string version() { return VQ_VERSION; }
 
+void warm_up() { vq::prepare_operator_schemas(); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(visualquant) {
@@ -358,4 +361,5 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("run", &GraphLayout::run)
       .function("array", &GraphLayout::array);
   emscripten::function("version", &version);
+  emscripten::function("warmUp", &warm_up);
 }

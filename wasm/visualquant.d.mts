@@ -479,6 +479,9 @@ export interface ModelLayoutViews {
 
 export class VisualQuant {
   readonly version: string;
+  /** Builds what the first model would otherwise wait for (the onnx operator schemas): call it while
+   *  the user is still choosing files. */
+  warmUp(): void;
   /** JSON text of an InspectReport; throws VisualQuantError for models that cannot be loaded. */
   inspect(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array>): string;
   /** JSON text of a CompareReport, in either argument order; throws VisualQuantError. */

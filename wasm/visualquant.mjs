@@ -61,6 +61,12 @@ export class VisualQuant {
     return this.module.version();
   }
 
+  /** Builds what the first model would otherwise wait for (the onnx operator schemas): call it
+   *  while the user is still choosing files. */
+  warmUp() {
+    this.module.warmUp();
+  }
+
   // toHeap(bytes) for the calls below: copies bytes into the wasm heap with one HEAPU8.set (fast)
   // and returns their address, which it adds to `held` for the caller to free.
   heapWriter(held) {

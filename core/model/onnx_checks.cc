@@ -33,4 +33,9 @@ std::vector<Warning> run_shape_inference(onnx::ModelProto& model) {
   return out;
 }
 
+void prepare_operator_schemas() {
+  // Any lookup builds the whole registry, every domain and opset included.
+  (void)onnx::OpSchemaRegistry::Schema("Conv", 21, "");
+}
+
 }  // namespace vq

@@ -150,6 +150,9 @@ async function start() {
   const response = await fetch(wasmUrl);
   if (!response.ok) throw new Error(`cannot load the core (${wasmUrl.pathname}: HTTP ${response.status})`);
   core = await loadVisualQuant({ wasmBinary: new Uint8Array(await response.arrayBuffer()) });
+  // Before any request: the user is still choosing files, and the first comparison need not wait
+  // for the operator schemas.
+  core.warmUp();
   post({ type: 'ready', version: core.version });
   drain();
 }
