@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { launchBrowser, newPage, root, startServer, waitDrawn } from '../tests/browser/harness.mjs';
+import { launchBrowser, median, newPage, pan, root, startServer, waitDrawn } from '../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
@@ -34,22 +34,6 @@ function chromiumPeakBytes() {
   }
   return total;
 }
-
-function pan(page, side, frames, dy) {
-  return page.evaluate(async ({ side, frames, dy }) => {
-    const canvas = document.querySelector(`#graph-${side} .graph-canvas`);
-    const times = [];
-    const started = performance.now();
-    for (let i = 0; i < frames; i++) {
-      canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: dy, clientX: 100, clientY: 100, bubbles: true, cancelable: true }));
-      const before = canvas.dataset.frames;
-      await new Promise((r) => requestAnimationFrame(r));
-      if (canvas.dataset.frames !== before) times.push(Number(canvas.dataset.frameMs));
-    }
-    return { fps: times.length / ((performance.now() - started) / 1000), times };
-  }, { side, frames, dy });
-}
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 const rows = [];
 for (const blocks of blockCounts) {
@@ -74,7 +58,7 @@ for (const blocks of blockCounts) {
     const problems = await page.problems();
     rows.push({
       blocks, float_ops: nodes[0], quant_nodes_in_model: 3 * blocks * 4 + 1, drawn_s: drawn, analysed_s: analysed,
-      fps_readable: readable.fps, frame_ms_readable: median(readable.times), fps_whole: whole.fps, frame_ms_whole: median(whole.times),
+      fps_readable: readable.times.length / readable.seconds, frame_ms_readable: median(readable.times), fps_whole: whole.times.length / whole.seconds, frame_ms_whole: median(whole.times),
       peak_mb: chromiumPeakBytes() / 1048576, clean: Object.values(problems).every((list) => list.length === 0),
     });
   } finally {

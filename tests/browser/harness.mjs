@@ -209,3 +209,22 @@ export async function openFixturePair(env, pair, viewport = null) {
   await waitDrawn(page);
   return page;
 }
+
+/** Pans one view with wheel events for `frames` frames; returns each drawn frame's drawing time (ms), the
+ *  seconds it all took and how many nodes the last frame drew (the large-pair test, bench/page_bench.mjs). */
+export function pan(page, side, frames, dy) {
+  return page.evaluate(async ({ side, frames, dy }) => {
+    const canvas = document.querySelector(`#graph-${side} .graph-canvas`);
+    const times = [];
+    const started = performance.now();
+    for (let i = 0; i < frames; i++) {
+      canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: dy, clientX: 100, clientY: 100, bubbles: true, cancelable: true }));
+      const before = canvas.dataset.frames;
+      await new Promise((r) => requestAnimationFrame(r));  // the view's own frame runs first
+      if (canvas.dataset.frames !== before) times.push(Number(canvas.dataset.frameMs));
+    }
+    return { times, seconds: (performance.now() - started) / 1000, drawnNodes: Number(canvas.dataset.drawnNodes) };
+  }, { side, frames, dy });
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { launchBrowser, newPage, root, screenshot, startServer, waitDrawn } from './harness.mjs';
+import { launchBrowser, median, newPage, pan, root, screenshot, startServer, waitDrawn } from './harness.mjs';
 
 const BLOCKS = 1250;  // 4 ops a block: 5,001 float nodes; the QDQ model has 15,001
 let server, browser, dir;
@@ -27,24 +27,6 @@ after(async () => {
   await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-/** Pans one view with wheel events for `frames` frames; returns each frame's drawing time (ms). */
-function pan(page, side, frames, dy) {
-  return page.evaluate(async ({ side, frames, dy }) => {
-    const canvas = document.querySelector(`#graph-${side} .graph-canvas`);
-    const times = [];
-    const started = performance.now();
-    for (let i = 0; i < frames; i++) {
-      canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: dy, clientX: 100, clientY: 100, bubbles: true, cancelable: true }));
-      const before = canvas.dataset.frames;
-      await new Promise((r) => requestAnimationFrame(r));  // the view's own frame runs first
-      if (canvas.dataset.frames !== before) times.push(Number(canvas.dataset.frameMs));
-    }
-    return { times, seconds: (performance.now() - started) / 1000, drawnNodes: Number(canvas.dataset.drawnNodes) };
-  }, { side, frames, dy });
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 test('a 5,000-op pair (15,000 quantized nodes) opens, draws and pans smoothly', async (t) => {
   const page = await newPage(browser.context);
