@@ -2,12 +2,13 @@
 // generated float/QDQ pairs of residual blocks in name scopes (tests/browser/make_large_pair.py),
 // opened from `?float=&quant=` URLs. For each pair it measures
 //   - the time from navigation to the drawn comparison (both models loaded, aligned, laid out with
-//     measured labels and drawn), and to the weights and lint;
+//     measured labels and drawn), and to the weights and lint, with the stages the page marks;
+//   - the time to the drawn comparison when the files are given to a page opened a few seconds
+//     before (the file picker: the core has started and warmed up meanwhile);
 //   - panning: frames per second and drawing time per frame, at reading size and with the whole
 //     graph in view;
-//   - peak memory: the sum of the high-water marks (VmHWM) of every Chromium process of the run's
-//     profile, read from /proc at the end. A sum of per-process peaks is at least the peak of the
-//     sum, so this overstates, never understates.
+//   - peak memory of every Chromium process of the run's profile: the peak of their summed PSS,
+//     sampled (the target's measure), and the sum of their own peak resident sizes (an upper bound);
 // The peer named by the issue, Netron 9.2.1, cannot be installed here (not in Debian's archive, not
 // on the npm registry); its figures measured on this kind of machine are printed beside ours, from
 // the field notes, and said to come from another run.
@@ -22,17 +23,52 @@ const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
 const blockCounts = option('blocks', '1250,2500').split(',').map(Number);
 
-// Peak resident memory of the Chromium processes started with one of our profiles (vq-chromium-*).
-function chromiumPeakBytes() {
-  let total = 0;
+// The Chromium processes started with one of our profiles (vq-chromium-*), with their kind (the --type=
+// of the command line; the browser process has none).
+function chromiumProcesses() {
+  const out = [];
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('vq-chromium-')) continue;
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (hwm) total += Number(hwm[1]) * 1024;
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmdline.includes('vq-chromium-')) out.push({ pid, kind: /--type=([a-z-]+)/.exec(cmdline)?.[1] ?? 'browser' });
     } catch { /* the process ended meanwhile */ }
   }
-  return total;
+  return out;
+}
+
+const kbField = (text, field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) * 1024;
+
+// Peak memory, two ways:
+//   - the peak of the sum of every process's proportional set size (PSS: a page shared by n processes
+//     counts 1/n in each), sampled every 250 ms: what the browser holds at its fullest;
+//   - the sum of every process's own peak resident size (VmHWM), an upper bound: shared pages count
+//     once per process, and peaks that never met add up.
+function memorySampler() {
+  let peakPss = 0;
+  const sample = () => {
+    let sum = 0;
+    for (const { pid } of chromiumProcesses()) {
+      try { sum += kbField(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Pss'); } catch { /* ended */ }
+    }
+    peakPss = Math.max(peakPss, sum);
+  };
+  const timer = setInterval(sample, 250);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      const byKind = {};
+      let hwm = 0;
+      for (const { pid, kind } of chromiumProcesses()) {
+        try {
+          const bytes = kbField(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmHWM');
+          hwm += bytes;
+          byKind[kind] = (byKind[kind] ?? 0) + bytes;
+        } catch { /* ended */ }
+      }
+      return { peakPss, hwm, byKind };
+    },
+  };
 }
 
 const rows = [];
@@ -42,39 +78,80 @@ for (const blocks of blockCounts) {
   const made = spawnSync(python, [path.join(root, 'tests/browser/make_large_pair.py'), dir, String(blocks)], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(made.stderr);
   const server = await startServer([['/pair/', dir]]);
-  const browser = await launchBrowser();
   try {
-    const page = await newPage(browser.context);
-    const started = Date.now();
-    await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx`);
-    await waitDrawn(page, false);
-    const drawn = (Date.now() - started) / 1000;
-    await waitDrawn(page, true);
-    const analysed = (Date.now() - started) / 1000;
-    const nodes = await page.evaluate(() => ['float', 'quant'].map((s) => document.querySelectorAll(`#graph-${s} li[data-kind="op"]`).length));
-    const readable = await pan(page, 'quant', 60, 120);
-    await page.click('#zoom-fit');
-    const whole = await pan(page, 'quant', 30, 40);
-    const problems = await page.problems();
-    rows.push({
-      blocks, float_ops: nodes[0], quant_nodes_in_model: 3 * blocks * 4 + 1, drawn_s: drawn, analysed_s: analysed,
-      fps_readable: readable.times.length / readable.seconds, frame_ms_readable: median(readable.times), fps_whole: whole.times.length / whole.seconds, frame_ms_whole: median(whole.times),
-      peak_mb: chromiumPeakBytes() / 1048576, clean: Object.values(problems).every((list) => list.length === 0),
-    });
+    const fromUrl = await openFromUrl(server, blocks);
+    const picked = await openPicked(server, dir);
+    rows.push({ ...fromUrl, picked_drawn_s: picked });
   } finally {
-    await browser.close();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-console.log('| pair (float ops / nodes in both models) | drawn | weights and lint | pan, reading size | pan, whole graph | peak memory (all Chromium processes) |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+// The pair opened from `?float=&quant=` URLs in a fresh browser: from navigation to drawn (the first
+// frame with both graphs) and analysed,
+// the stages main.ts marks, panning and peak memory.
+async function openFromUrl(server, blocks) {
+  const browser = await launchBrowser();
+  try {
+    const page = await newPage(browser.context);
+    const memory = memorySampler();
+    const started = Date.now();
+    await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx`);
+    await waitDrawn(page, false);
+    // Drawn: the frame that first drew both graphs (main.ts marks it, from the page's time origin,
+    // the navigation); the accessible node lists are complete a moment later ('listed').
+    const drawn = await page.evaluate(() => performance.getEntriesByName('vq:painted')[0].startTime / 1000);
+    await waitDrawn(page, true);
+    const analysed = (Date.now() - started) / 1000;
+    // The stages main.ts marks, in seconds from the start of the page.
+    const stages = await page.evaluate(() => performance.getEntriesByType('mark').filter((m) => m.name.startsWith('vq:'))
+      .map((m) => `${m.name.slice(3)} ${(m.startTime / 1000).toFixed(2)}`).join(', '));
+    console.error(`${blocks} blocks, stages (s from navigation): ${stages}`);
+    const nodes = await page.evaluate(() => ['float', 'quant'].map((s) => document.querySelectorAll(`#graph-${s} li[data-kind="op"]`).length));
+    const readable = await pan(page, 'quant', 60, 120);
+    await page.click('#zoom-fit');
+    const whole = await pan(page, 'quant', 30, 40);
+    const problems = await page.problems();
+    const peaks = memory.stop();
+    const mb = (v) => Math.round(v / 1048576);
+    console.error(`${blocks} blocks, sum of peak resident sizes by process kind (MB): ${JSON.stringify(Object.fromEntries(Object.entries(peaks.byKind).map(([k, v]) => [k, mb(v)])))}`);
+    return {
+      blocks, float_ops: nodes[0], quant_nodes_in_model: 3 * blocks * 4 + 1, drawn_s: drawn, analysed_s: analysed,
+      fps_readable: readable.times.length / readable.seconds, frame_ms_readable: median(readable.times), fps_whole: whole.times.length / whole.seconds, frame_ms_whole: median(whole.times),
+      peak_mb: peaks.peakPss / 1048576, hwm_mb: peaks.hwm / 1048576, clean: Object.values(problems).every((list) => list.length === 0),
+    };
+  } finally {
+    await browser.close();
+  }
+}
+
+// The pair given through the file inputs of a page opened 3 s before, as a person choosing files
+// would (a fresh browser): seconds from the second file to the first frame with both graphs.
+async function openPicked(server, dir) {
+  const browser = await launchBrowser();
+  try {
+    const page = await newPage(browser.context);
+    await page.goto(server.url);
+    await page.waitForTimeout(3000);
+    await page.setInputFiles('#file-float', path.join(dir, 'float.onnx'));
+    const started = Date.now();
+    await page.setInputFiles('#file-quant', path.join(dir, 'quant.onnx'));
+    await waitDrawn(page, false);
+    const painted = await page.evaluate(() => performance.timeOrigin + performance.getEntriesByName('vq:painted')[0].startTime);
+    return (painted - started) / 1000;
+  } finally {
+    await browser.close();
+  }
+}
+
+console.log('| pair (float ops / nodes in both models) | drawn, from URLs | weights and lint | drawn, files given to an open page | pan, reading size | pan, whole graph | peak memory (PSS, all Chromium processes) | sum of peak resident sizes |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of rows) {
   const total = r.float_ops + r.quant_nodes_in_model;
-  console.log(`| ${r.float_ops.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} | ${r.drawn_s.toFixed(1)} s | ${r.analysed_s.toFixed(1)} s | ` +
+  console.log(`| ${r.float_ops.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} | ${r.drawn_s.toFixed(1)} s | ${r.analysed_s.toFixed(1)} s | ${r.picked_drawn_s.toFixed(1)} s | ` +
     `${r.fps_readable.toFixed(0)} fps (${r.frame_ms_readable.toFixed(1)} ms) | ${r.fps_whole.toFixed(0)} fps (${r.frame_ms_whole.toFixed(1)} ms) | ` +
-    `${r.peak_mb.toFixed(0)} MB |`);
+    `${r.peak_mb.toFixed(0)} MB | ${r.hwm_mb.toFixed(0)} MB |`);
 }
 console.log('\nNetron 9.2.1, another run on this kind of machine (field notes; not installable here): a 5,000-node');
 console.log('decoder-like graph drawn after 73 s, a 20,000-node one never drawn (out of memory after 55 s).');
@@ -85,8 +162,9 @@ const target = (met, text) => {
   console.log(`${met ? 'met   ' : 'MISSED'} ${text}`);
 };
 if (pair20k) {
-  target(pair20k.drawn_s < 5, `a 20,000-node pair drawn in under 5 s: ${pair20k.drawn_s.toFixed(1)} s`);
+  target(pair20k.drawn_s < 5, `a 20,000-node pair drawn in under 5 s, opened from URLs (page load included): ${pair20k.drawn_s.toFixed(1)} s`);
+  target(pair20k.picked_drawn_s < 5, `a 20,000-node pair drawn in under 5 s, files given to an open page: ${pair20k.picked_drawn_s.toFixed(1)} s`);
   target(pair20k.fps_readable >= 50, `panning at >= 50 fps: ${pair20k.fps_readable.toFixed(0)} fps`);
-  target(pair20k.peak_mb < 1024, `peak browser memory under 1 GB: ${pair20k.peak_mb.toFixed(0)} MB`);
+  target(pair20k.peak_mb < 1024, `peak browser memory under 1 GB (sampled PSS of every process): ${pair20k.peak_mb.toFixed(0)} MB`);
 }
 process.exit(ok ? 0 : 1);

@@ -37,6 +37,17 @@ add_subdirectory("${VQ_ONNX_DIR}" "${CMAKE_BINARY_DIR}/third_party/onnx" EXCLUDE
 
 set(CMAKE_CXX_FLAGS "${_vq_saved_cxx_flags}")
 
+# In wasm, their code is built for size: it runs once per model (operator schemas, parsing, shape
+# inference) and a browser compiles every function it runs, first quickly and then, for the hot
+# ones, again with its optimising compiler. -Os makes the module 2.5 MB instead of 3.2 MB, and the
+# first comparison of a 20,000-node pair in Chromium (two cores) about 0.4 s faster, with no
+# measurable loss once compiled. Our own code keeps -O3: the layout engine is hot.
+if(EMSCRIPTEN)
+  foreach(target onnx onnx_proto libprotobuf-lite)
+    target_compile_options(${target} PRIVATE -Os)
+  endforeach()
+endif()
+
 # Their headers are system headers for us: no warnings from code we do not own.
 foreach(target onnx onnx_proto libprotobuf-lite)
   get_target_property(_vq_dirs ${target} INTERFACE_INCLUDE_DIRECTORIES)

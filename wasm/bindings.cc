@@ -135,7 +135,9 @@ class Session : public ExternalFiles {
       vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
       comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
       levels_ = vq::layout::LevelCache();
-      return vq::dump_report(vq::comparison_report(*comparison_, false));
+      // Compact: only the UI reads it (compare() is the CLI's bytes), and a large pair's report is
+      // tens of MB indented.
+      return vq::dump_compact(vq::comparison_report(*comparison_, false));
     });
   }
 
@@ -154,7 +156,9 @@ class Session : public ExternalFiles {
     return with_comparison([&](const vq::Comparison& c) {
       vq::WeightAnalysisOptions options;
       options.histogram_bins = bins == 0 ? options.histogram_bins : bins;
-      return vq::dump_report(vq::weights_report(c, options, detail));
+      // The summary is the UI's, compact; the full report is the CLI's bytes.
+      const auto report = vq::weights_report(c, options, detail);
+      return detail ? vq::dump_report(report) : vq::dump_compact(report);
     });
   }
 
@@ -176,7 +180,17 @@ class Session : public ExternalFiles {
   // `visualquant layout FIRST SECOND --json -`) without loading and aligning again.
   CallResult comparisonLayout(const std::string& options_json) {
     return with_comparison([&](const vq::Comparison& c) {
-      return vq::dump_layout(vq::layout_pair_report(vq::layout_comparison(c, vq::layout_options_from_json(options_json), &levels_)));
+      return vq::dump_compact(vq::layout_pair_report(vq::layout_comparison(c, vq::layout_options_from_json(options_json), &levels_)));
+    });
+  }
+
+  // Both layout graphs' nodes and groups, not laid out (layout_labels_report), byte-identical to
+  // `visualquant layout FIRST SECOND --labels [--nodes] --json -`: what the UI measures first.
+  CallResult comparisonLabels(const std::string& view) {
+    return with_comparison([&](const vq::Comparison& c) {
+      if (view != "logical" && view != "nodes") throw vq::Error(vq::ErrorCode::Usage, "view must be 'logical' or 'nodes'");
+      return vq::dump_compact(
+          vq::layout_labels_report(c, view == "nodes" ? vq::layout::ModelView::Nodes : vq::layout::ModelView::Logical));
     });
   }
 
@@ -200,7 +214,7 @@ class Session : public ExternalFiles {
       const double* measured = reinterpret_cast<const double*>(sizes);
       options.node_sizes.assign(measured, measured + size_count);
       const vq::Model model = vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_);
-      return vq::dump_layout(vq::layout_report(vq::layout_model(model, options), file_name));
+      return vq::dump_compact(vq::layout_report(vq::layout_model(model, options), file_name));
     });
   }
 
@@ -211,7 +225,7 @@ class Session : public ExternalFiles {
       const vq::ModelLayoutOptions options = vq::layout_options_from_json(options_json);
       vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
       vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
-      return vq::dump_layout(vq::layout_pair_report(vq::layout_model_pair(std::move(a), std::move(b), first_name, second_name, options)));
+      return vq::dump_compact(vq::layout_pair_report(vq::layout_model_pair(std::move(a), std::move(b), first_name, second_name, options)));
     });
   }
  private:
@@ -350,6 +364,7 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("node", &Session::node)
       .function("layout", &Session::layout)
       .function("comparisonLayout", &Session::comparisonLayout)
+      .function("comparisonLabels", &Session::comparisonLabels)
       .function("layoutPair", &Session::layoutPair);
   emscripten::class_<ModelLayouts, emscripten::base<ExternalFiles>>("ModelLayouts")
       .constructor<>()

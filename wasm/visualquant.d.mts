@@ -405,6 +405,22 @@ export interface LayoutPairReport {
   matches: Array<[number, number]>;
 }
 
+/** One model node of a LayoutLabelsReport: a LayoutModelNode without its place. */
+export type LabelledNode = Omit<LayoutModelNode, 'x' | 'y' | 'w' | 'h'>;
+/** One group of a LayoutLabelsReport: a LayoutGroup without its state and box. */
+export type LabelledGroup = Omit<LayoutGroup, 'state' | 'box' | 'scattered'>;
+
+/** The `visualquant.layout_labels` report, version 1: both layout graphs not laid out (OpenComparison.labels). */
+export interface LayoutLabelsReport {
+  report: 'visualquant.layout_labels';
+  version: 1;
+  view: 'logical' | 'nodes';
+  argument_order_swapped: boolean;
+  /** Every model node (by index: nodes[i].index === i) and every group, in the layout reports' order. */
+  float: { file: string; nodes: LabelledNode[]; groups: LabelledGroup[] };
+  quant: { file: string; nodes: LabelledNode[]; groups: LabelledGroup[] };
+}
+
 /** A plain graph for VisualQuant.layoutGraph: node sizes, edges, optional groups (-1: none). */
 export interface LayoutGraph {
   width: ArrayLike<number>;
@@ -505,7 +521,7 @@ export class VisualQuant {
 
 /** A comparison kept open in the core (see VisualQuant.open); close() frees its memory. */
 export class OpenComparison {
-  /** JSON text of a CompareReport without `weights` and `lint`. */
+  /** Compact JSON text of a CompareReport without `weights` and `lint`. */
   readonly report: string;
   /** JSON text of one WeightLayer, by float or quantized node id; throws VisualQuantError('not_found'). */
   weightLayer(nodeId: string, bins?: number): string;
@@ -520,6 +536,8 @@ export class OpenComparison {
    * Measured sizes go per side: (width, height) pairs by each side's LayoutNode.index and group order.
    */
   layout(options?: PairLayoutOptions): string;
+  /** JSON text of a LayoutLabelsReport: every node and group of both layout graphs, not laid out. */
+  labels(options?: { view?: 'logical' | 'nodes' }): string;
   close(): void;
 }
 

@@ -236,7 +236,7 @@ export class OpenComparison {
     this.held = held;
   }
 
-  /** The compare report without weights and lint (JSON text). */
+  /** The compare report without weights and lint (compact JSON text: the CLI's content, not its indentation). */
   get report() {
     return this.reportText;
   }
@@ -249,7 +249,7 @@ export class OpenComparison {
   /**
    * Every aligned weight pair, ranked worst first (JSON text, as `visualquant weights --json -`).
    * detail: false leaves out histograms, per-channel series, code counts and outlier indices (the
-   * table of a large model; weightLayer() has one layer's detail).
+   * table of a large model; weightLayer() has one layer's detail), and is compact JSON.
    */
   weights(bins = 0, { detail = true } = {}) {
     return unwrap(this.session.weights(bins, detail));
@@ -274,6 +274,15 @@ export class OpenComparison {
    */
   layout(options = {}) {
     return unwrap(this.session.comparisonLayout(pairLayoutOptions(options)));
+  }
+
+  /**
+   * Both layout graphs' nodes and groups with their labels, not laid out (compact JSON text,
+   * byte-identical to `visualquant layout FIRST SECOND --labels --json -`): what a UI measures
+   * before its first layout. view: 'logical' (default) or 'nodes'.
+   */
+  labels({ view = 'logical' } = {}) {
+    return unwrap(this.session.comparisonLabels(view));
   }
 
   close() {

@@ -14,15 +14,17 @@ export function requireWasmBuild(wasmDist, tag) {
 }
 
 // Bundled, minified, with source maps and linked licences; the wasm wrapper's types come from
-// wasm/visualquant.d.mts (tsconfig paths), its code from the wasm build.
+// wasm/visualquant.d.mts (tsconfig paths), its code from the wasm build. ONNX files imported by code
+// (the worker's warm-up pair) are bundled as bytes.
 export function bundleOptions(wasmDist) {
   return {
     bundle: true,
     target: 'es2022',
-    minify: true,
+    minify: process.env.VQ_NO_MINIFY !== '1',
     sourcemap: true,
     legalComments: 'linked',
     logLevel: 'warning',
     alias: { 'visualquant-core': path.join(wasmDist, 'visualquant.mjs') },
+    loader: { '.onnx': 'binary' },
   };
 }

@@ -2,7 +2,7 @@
 //   visualquant inspect MODEL [--node NAME] [--json] [--max-elements N]
 //   visualquant compare FLOAT QUANT [--json FILE]
 //   visualquant weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]
-//   visualquant layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--json FILE]
+//   visualquant layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--labels] [--json FILE]
 // Exit codes: 0 ok, 2 usage, 3 the model could not be loaded (invalid, unsafe or unreadable).
 #include <chrono>
 #include <cstdio>
@@ -56,12 +56,13 @@ const char* kUsage =
     "      --csv FILE        also write the ranked table as CSV\n"
     "      --json FILE       also write the weights JSON ('-' for stdout only)\n"
     "      --bins N          histogram bins (default 64)\n"
-    "  layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--json FILE]\n"
+    "  layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--labels] [--json FILE]\n"
     "      Lay one model out (or a float model and its quantized version side by side, matched\n"
     "      nodes at the same height): node and edge counts, crossings, edge length, time.\n"
     "      --collapsed       name-scope groups collapsed (--expand GROUP opens one)\n"
     "      --nodes           Q/DQ and rescale nodes drawn as nodes, not edge badges\n"
     "      --no-stubs        far-reaching shared values drawn as long edges, not stubs\n"
+    "      --labels          (a pair) every node and group with its label and group, not laid out\n"
     "      --json FILE       also write the layout JSON ('-' for stdout only)\n"
     "  --version             print the version\n"
     "\n"
@@ -212,9 +213,12 @@ int run_layout(const std::vector<std::string>& args) {
   std::vector<std::string> models;
   std::string json_path;
   vq::ModelLayoutOptions options;
+  bool labels = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--collapsed") {
+    if (a == "--labels") {
+      labels = true;
+    } else if (a == "--collapsed") {
       options.collapsed = true;
     } else if (a == "--nodes") {
       options.view = vq::layout::ModelView::Nodes;
@@ -234,7 +238,18 @@ int run_layout(const std::vector<std::string>& args) {
   }
   if (models.empty()) return usage_error("layout needs a model file");
   if (!options.expanded.empty() && !options.collapsed) return usage_error("--expand needs --collapsed");
+  if (labels && models.size() != 2) return usage_error("--labels needs a float model and its quantized version");
   std::string current;
+  if (labels) {
+    return guarded(&current, [&] {
+      const auto report = vq::layout_labels_report(*compare_files(models, current), options.view);
+      std::string text;
+      for (const char* side : {"float", "quant"})
+        text += report[side]["file"].get<std::string>() + ": " + std::to_string(report[side]["nodes"].size()) + " nodes, " +
+                std::to_string(report[side]["groups"].size()) + " groups\n";
+      return print_report(text, vq::dump_compact(report), json_path);
+    });
+  }
   return guarded(&current, [&] {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
@@ -259,7 +274,7 @@ int run_layout(const std::vector<std::string>& args) {
     const auto t2 = clock::now();  // the report is part of the job: the wasm side returns it too
     const auto ms = [](clock::duration d) { return vq::fixed(std::chrono::duration<double, std::milli>(d).count(), 1); };
     text += "time: load " + ms(t1 - t0) + " ms, layout " + ms(t2 - t1) + " ms\n";
-    return print_report(text, vq::dump_layout(report), json_path);
+    return print_report(text, vq::dump_compact(report), json_path);
   });
 }
 

@@ -66,7 +66,7 @@ json op_quantization_json(const Model& m, const LogicalOp& op) {
   for (const auto& in : q.inputs) inputs.push_back(tensor_quant_json(in));
   return {{"weight", tensor_quant_json(q.weight)},
           {"bias", tensor_quant_json(q.bias)},
-          {"inputs", inputs},
+          {"inputs", std::move(inputs)},
           {"output", tensor_quant_json(q.output)}};
 }
 
@@ -82,14 +82,14 @@ json logical_graph_json(const CompareSide& s) {
                   {"op", s.model.nodes[op.primary].id},
                   {"op_type", s.model.nodes[op.primary].op_type},
                   {"nodes", node_ids(s.model, op.nodes)},
-                  {"preds", preds},
-                  {"succs", succs},
+                  {"preds", std::move(preds)},
+                  {"succs", std::move(succs)},
                   {"quantized", op.quantized}};
     if (op.quantized) entry["quantization"] = op_quantization_json(s.model, op);
     if (const auto& w = s.weights[id])
       entry["weight"] = {{"stored_type", w->stored_type}, {"channels", w->rows}, {"per_channel", w->cols},
                          {"dequantized", w->dequantized}};
-    ops.push_back(entry);
+    ops.push_back(std::move(entry));
   }
   return ops;
 }
@@ -126,7 +126,7 @@ json compare_report(const CompareSide& f, const CompareSide& q, const Alignment&
                        {"quant_ops", node_ids(q.model, quant_ops)},
                        {"kind", e.kind},
                        {"confidence", rounded(e.confidence)},
-                       {"evidence", evidence}});
+                       {"evidence", std::move(evidence)}});
     if (!e.float_ops.empty() && !e.quant_ops.empty()) confidences.emplace_back(rounded(e.confidence), i);
   }
   std::stable_sort(confidences.begin(), confidences.end());
@@ -144,9 +144,8 @@ json compare_report(const CompareSide& f, const CompareSide& q, const Alignment&
                   {"by_kind", kinds},
                   {"mean_confidence", rounded(a.mean_confidence)},
                   {"fusions", a.fusions.size()},
-                  {"weighted_ops_left_float", left_float},
-                  {"least_confident_entries", least}};
-  r["mapping"] = mapping;
+                  {"weighted_ops_left_float", std::move(left_float)},
+                  {"least_confident_entries", std::move(least)}};
   json fusions = json::array();
   for (const FusionGroup& g : a.fusions) {
     fusions.push_back({{"pattern", g.pattern},
@@ -156,7 +155,9 @@ json compare_report(const CompareSide& f, const CompareSide& q, const Alignment&
                        {"verification", g.verification},
                        {"detail", g.detail}});
   }
-  r["fusions"] = fusions;
+  // Moved, not copied: the mapping of a large pair is tens of thousands of values.
+  r["mapping"] = std::move(mapping);
+  r["fusions"] = std::move(fusions);
   r["logical_graphs"] = {{"float", logical_graph_json(f)}, {"quant", logical_graph_json(q)}};
   return r;
 }

@@ -118,20 +118,6 @@ json inspect_report(const Model& m, const std::string& file_name) {
   return r;
 }
 
-// Strings from a model are arbitrary bytes: invalid UTF-8 is replaced (U+FFFD), never an error.
-std::string dump_report(const json& report) {
-  std::ostringstream out;  // the one format, written by write_report
-  write_report(out, report);
-  return out.str();
-}
-
-void write_report(std::ostream& out, const json& report) {
-  nlohmann::detail::serializer<json> serializer(nlohmann::detail::output_adapter<char>(out), ' ',
-                                                nlohmann::ordered_json::error_handler_t::replace);
-  serializer.dump(report, true, false, 2);
-  out << '\n';
-}
-
 std::string inspect_text(const json& r) {
   std::ostringstream out;
   const json& model = r["model"];

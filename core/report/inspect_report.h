@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/model.h"
+#include "report/json_text.h"
 
 namespace vq {
 
@@ -19,11 +20,5 @@ nlohmann::ordered_json inspect_report(const Model& model, const std::string& fil
 
 // The human table the CLI prints by default.
 std::string inspect_text(const nlohmann::ordered_json& report);
-
-// The report serialised the one way every surface uses (2-space indent, trailing newline).
-std::string dump_report(const nlohmann::ordered_json& report);
-// The same bytes written to a stream as they are made, without the whole text in memory (a
-// weights report of a large model is tens of MB).
-void write_report(std::ostream& out, const nlohmann::ordered_json& report);
 
 }  // namespace vq

@@ -165,9 +165,48 @@ json layout_report(const ModelLayout& layout, const std::string& file_name) {
   return layout_report(layout.graph, layout.result, layout.collapsed, file_name);
 }
 
+namespace {
+
+json group_or_null(std::int32_t g) { return g == layout::kNoGroup ? json(nullptr) : json(g); }
+
+// A model node as both reports list it (its place in the layout report comes after).
+json model_node_json(const layout::ModelGraph& mg, std::int32_t i) {
+  json node = {{"index", i}, {"kind", mg.kind[i]}, {"id", mg.id[i]}, {"label", mg.label[i]}};
+  if (mg.logical_op[i] >= 0) node["op"] = mg.logical_op[i];
+  node["parent"] = group_or_null(mg.graph.node_group[i]);
+  return node;
+}
+
+// A group as both reports list it (its state and box in the layout report come after).
+json group_json(const layout::ModelGraph& mg, std::int32_t g) {
+  return {{"name", mg.group_name[g]},
+          {"label", mg.group_label[g]},
+          {"parent", group_or_null(mg.graph.group_parent[g])},
+          {"members", mg.group_members[g]}};
+}
+
+json labels_side(const layout::ModelGraph& mg, const std::string& file_name) {
+  json nodes = json::array(), groups = json::array();
+  for (std::size_t i = 0; i < mg.id.size(); ++i) nodes.push_back(model_node_json(mg, static_cast<std::int32_t>(i)));
+  for (std::size_t g = 0; g < mg.group_name.size(); ++g) groups.push_back(group_json(mg, static_cast<std::int32_t>(g)));
+  return {{"file", file_name}, {"nodes", std::move(nodes)}, {"groups", std::move(groups)}};
+}
+
+}  // namespace
+
+json layout_labels_report(const Comparison& c, layout::ModelView view) {
+  json report;
+  report["report"] = "visualquant.layout_labels";
+  report["version"] = kLayoutReportVersion;
+  report["view"] = view == layout::ModelView::Nodes ? "nodes" : "logical";
+  report["argument_order_swapped"] = c.swapped;
+  report["float"] = labels_side(layout::model_graph(c.float_model, c.float_graph, view), c.float_name);
+  report["quant"] = labels_side(layout::model_graph(c.quant_model, c.quant_graph, view), c.quant_name);
+  return report;
+}
+
 json layout_report(const layout::ModelGraph& mg, const layout::Result& r, const std::vector<std::uint8_t>& collapsed_groups,
                    const std::string& file_name) {
-  auto group_or_null = [](std::int32_t g) { return g == layout::kNoGroup ? json(nullptr) : json(g); };
   json report;
   report["report"] = "visualquant.layout";
   report["version"] = kLayoutReportVersion;
@@ -188,10 +227,7 @@ json layout_report(const layout::ModelGraph& mg, const layout::Result& r, const 
   for (std::size_t v = 0; v < r.node_count(); ++v) {
     json node;
     if (r.ref[v] >= 0) {
-      const std::int32_t i = r.ref[v];
-      node = {{"index", i}, {"kind", mg.kind[i]}, {"id", mg.id[i]}, {"label", mg.label[i]}};
-      if (mg.logical_op[i] >= 0) node["op"] = mg.logical_op[i];
-      node["parent"] = group_or_null(mg.graph.node_group[i]);
+      node = model_node_json(mg, r.ref[v]);
     } else {
       const std::int32_t g = -r.ref[v] - 1;
       node = {{"group", g},
@@ -242,11 +278,8 @@ json layout_report(const layout::ModelGraph& mg, const layout::Result& r, const 
   }
   for (std::size_t g = 0; g < mg.group_name.size(); ++g) {
     const bool collapsed = !collapsed_groups.empty() && collapsed_groups[g];
-    json group = {{"name", mg.group_name[g]},
-                  {"label", mg.group_label[g]},
-                  {"parent", group_or_null(mg.graph.group_parent[g])},
-                  {"members", mg.group_members[g]},
-                  {"state", hidden[g] ? "hidden" : collapsed ? "collapsed" : "expanded"}};
+    json group = group_json(mg, static_cast<std::int32_t>(g));
+    group["state"] = hidden[g] ? "hidden" : collapsed ? "collapsed" : "expanded";
     if (box_of[g] >= 0) {
       const std::size_t i = box_of[g];
       group["box"] = {rounded(r.group_x[i]), rounded(r.group_y[i]), rounded(r.group_w[i]), rounded(r.group_h[i])};
@@ -296,7 +329,7 @@ std::string LayoutSession::layout(const ModelLayoutOptions& options) {
   }
   recent_.push_back(key);
   const layout::Result result = layout::layout(graph->second.graph, engine, &levels_);
-  return cache_[key] = dump_layout(layout_report(graph->second, result, engine.collapsed, file_name_));
+  return cache_[key] = dump_compact(layout_report(graph->second, result, engine.collapsed, file_name_));
 }
 
 json layout_pair_report(const PairedModelLayout& pair) {
@@ -310,10 +343,6 @@ json layout_pair_report(const PairedModelLayout& pair) {
   for (const auto& [f, q] : pair.matches) matches.push_back({f, q});
   report["matches"] = std::move(matches);
   return report;
-}
-
-std::string dump_layout(const json& report) {
-  return report.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 std::string layout_text(const json& report) {

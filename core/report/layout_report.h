@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "quant/logical_graph.h"
 #include "report/comparison.h"
+#include "report/json_text.h"
 
 namespace vq {
 
@@ -74,6 +75,14 @@ nlohmann::ordered_json layout_report(const layout::ModelGraph& graph, const layo
 // side's "nodes").
 nlohmann::ordered_json layout_pair_report(const PairedModelLayout& pair);
 
+// Both layout graphs of a comparison in `view`, not laid out: every node as the layout report lists
+// it ("index", "kind", "id", "label", "op", "parent") and every group ("name", "label", "parent",
+// "members"), per side. What the UI measures its labels from before the first layout, and which
+// group each node is in when a layout hides it in a closed group.
+// {"report": "visualquant.layout_labels", "version": 1, "view", "argument_order_swapped",
+//  "float": {"file", "nodes", "groups"}, "quant": {...}}
+nlohmann::ordered_json layout_labels_report(const Comparison& comparison, layout::ModelView view);
+
 // One model opened for many views, as the UI expands and collapses groups: the model is loaded and
 // its logical graph and layout graphs built once; each view lays out only what it shows (a
 // collapsed group is one node), and the last views are kept, so going back to one costs nothing.
@@ -81,7 +90,7 @@ nlohmann::ordered_json layout_pair_report(const PairedModelLayout& pair);
 class LayoutSession {
  public:
   LayoutSession(Model model, std::string file_name);
-  // The layout JSON (as dump_layout of layout_report), the same bytes as layout_model gives.
+  // The layout JSON (as dump_compact of layout_report), the same bytes as layout_model gives.
   std::string layout(const ModelLayoutOptions& options);
   // The loaded model, for other questions about it (a node's detail) without loading it again.
   const Model& model() const { return model_; }
@@ -97,9 +106,6 @@ class LayoutSession {
   layout::LevelCache levels_;                 // laid-out levels: a view reuses what it shares with the last ones
   std::vector<std::string> recent_;          // cache keys, least recently used first
 };
-
-// Compact serialisation (no indentation, trailing newline): a 50,000-node layout stays small.
-std::string dump_layout(const nlohmann::ordered_json& report);
 
 // The CLI's summary lines: counts, crossings, total edge length.
 std::string layout_text(const nlohmann::ordered_json& report);

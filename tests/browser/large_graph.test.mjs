@@ -38,6 +38,23 @@ test('a 5,000-op pair (15,000 quantized nodes) opens, draws and pans smoothly', 
   const analysedAfter = (Date.now() - started) / 1000;
   assert.equal(await page.$$eval('#graph-float li[data-kind="op"]', (l) => l.length), 5001);
 
+  // The layer table of 2,500 layers keeps only the rows near the view in the page; scrolled to its
+  // end it shows the last one, which selects its layer in both graphs like any row.
+  const tableRows = () => page.$$eval('#layer-table tbody tr[data-entry]', (rows) => rows.map((r) => Number(r.dataset.rank)));
+  assert.equal(await page.textContent('#table-count'), '2500 layers');
+  const firstRows = await tableRows();
+  assert.ok(firstRows.length > 10 && firstRows.length < 300, `${firstRows.length} rows in the page`);
+  assert.deepEqual(firstRows.slice(0, 3), [1, 2, 3]);
+  await page.$eval('#layers-panel', (panel) => { panel.scrollTop = panel.scrollHeight; });
+  await page.waitForFunction(() => [...document.querySelectorAll('#layer-table tbody tr[data-entry]')].some((r) => r.dataset.rank === '2500'));
+  const lastRow = page.locator('#layer-table tbody tr[data-rank="2500"]');
+  const lastBox = await lastRow.boundingBox(), panelBox = await page.locator('#layers-panel').boundingBox();
+  assert.ok(lastBox.y + lastBox.height <= panelBox.y + panelBox.height + 1, 'the last row ends where the table does');
+  await lastRow.click();
+  assert.equal(await lastRow.getAttribute('aria-selected'), 'true');
+  assert.ok((await page.$eval('#graph-float .graph-canvas', (c) => JSON.parse(c.dataset.selected ?? '[]'))).length > 0, 'its layer is selected');
+  await screenshot(page, '17a-large-pair-table-end');
+
   const minimap = () => page.$eval('#graph-quant .minimap', (c) => ({ renders: Number(c.dataset.renders), ms: Number(c.dataset.renderMs) }));
   const before = await minimap();
   const readable = await pan(page, 'quant', 60, 120);

@@ -48,6 +48,10 @@ for (const pair of ['torch_eager_ptq_cnn_perchannel', 'ort_matmulnbits_4bit', 'v
       // Layouts of the open comparison are the CLI's paired layouts, in both views.
       assert.equal(open.layout(), native('layout', f, q, '--json', '-'));
       assert.equal(open.layout({ view: 'nodes', collapsed: true }), native('layout', f, q, '--nodes', '--collapsed', '--json', '-'));
+      // The labels the UI measures before its first layout are the CLI's, in both views.
+      assert.equal(open.labels(), native('layout', f, q, '--labels', '--json', '-'));
+      assert.equal(open.labels({ view: 'nodes' }), native('layout', f, q, '--labels', '--nodes', '--json', '-'));
+      assert.throws(() => open.labels({ view: 'sideways' }), (e) => e.code === 'usage');
       // Sizes the UI measured, per side, are the boxes drawn.
       const estimate = JSON.parse(open.layout());
       const sized = (side, w) => {

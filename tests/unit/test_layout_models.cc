@@ -89,9 +89,9 @@ BOOST_AUTO_TEST_CASE(reports_are_the_same_bytes_every_time) {
   for (const std::string& path : fixture_models()) {
     const Model model = load_model_file(path);
     const ModelLayoutOptions options = options_for(layout::ModelView::Logical, false);
-    const std::string once = dump_layout(layout_report(layout_model(model, options), "m.onnx"));
+    const std::string once = dump_compact(layout_report(layout_model(model, options), "m.onnx"));
     const Model again = load_model_file(path);
-    BOOST_TEST(once == dump_layout(layout_report(layout_model(again, options), "m.onnx")), path);
+    BOOST_TEST(once == dump_compact(layout_report(layout_model(again, options), "m.onnx")), path);
   }
 }
 
@@ -268,18 +268,56 @@ BOOST_AUTO_TEST_CASE(paired_layouts_put_matched_ops_in_the_same_rows) {
           }
         }
         for (const auto& [f, q] : p.matches) BOOST_TEST(p.float_side.result.y[f] == p.quant_side.result.y[q]);
-        const std::string once = dump_layout(layout_pair_report(p));
+        const std::string once = dump_compact(layout_pair_report(p));
         const PairedModelLayout again = layout_model_pair(load_model_file(pair_file(pair, "float")),
                                                           load_model_file(pair_file(pair, "quant")), "float.onnx", "quant.onnx",
                                                           options_for(view, false));
         json twice = layout_pair_report(again);
         twice["argument_order_swapped"] = true;  // the only difference the argument order makes
-        BOOST_TEST(once == dump_layout(twice));
+        BOOST_TEST(once == dump_compact(twice));
       }
     }
   }
   BOOST_TEST_MESSAGE(by_levels << " sides laid out level by level, " << in_one_piece << " in one piece");
   BOOST_TEST(by_levels > 3 * in_one_piece);
+}
+
+// The labels report lists every node and group of each side as the layout with every group open
+// does, less their places: the UI measures labels from it and lays out once.
+BOOST_AUTO_TEST_CASE(labels_list_what_the_open_layout_draws_without_places) {
+  for (const char* pair : {"torch_transformer_ptq", "ortopt_transformer_ptq", "torch_eager_ptq_cnn_perchannel"}) {
+    const auto c = run_comparison(load_model_file(pair_file(pair, "float")), load_model_file(pair_file(pair, "quant")), "float.onnx",
+                                  "quant.onnx");
+    for (const auto view : {layout::ModelView::Logical, layout::ModelView::Nodes}) {
+      const json labels = layout_labels_report(*c, view);
+      const json laid_out = layout_pair_report(layout_comparison(*c, options_for(view, false)));
+      BOOST_TEST(labels["report"] == "visualquant.layout_labels");
+      BOOST_TEST(labels["view"] == laid_out["float"]["view"]);
+      for (const char* side : {"float", "quant"}) {
+        const json& drawn = laid_out[side];
+        BOOST_TEST(labels[side]["file"] == drawn["file"]);
+        std::map<std::int64_t, json> by_index;
+        for (json n : drawn["nodes"]) {
+          if (n["kind"] == "group") continue;  // every group is open: none is a node
+          for (const char* place : {"x", "y", "w", "h"}) n.erase(place);
+          by_index[n["index"].get<std::int64_t>()] = n;
+        }
+        const json& nodes = labels[side]["nodes"];
+        BOOST_TEST(nodes.size() == drawn["stats"]["model_nodes"].get<std::size_t>(), pair << " " << side);
+        BOOST_TEST(by_index.size() == nodes.size(), pair << " " << side);
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+          BOOST_TEST(nodes[i]["index"] == i);
+          BOOST_TEST(nodes[i] == by_index[static_cast<std::int64_t>(i)], pair << " " << side << " node " << i);
+        }
+        BOOST_TEST(labels[side]["groups"].size() == drawn["groups"].size());
+        for (std::size_t g = 0; g < drawn["groups"].size(); ++g) {
+          json group = drawn["groups"][g];
+          for (const char* shown : {"state", "box", "scattered"}) group.erase(shown);
+          BOOST_TEST(labels[side]["groups"][g] == group, pair << " " << side << " group " << g);
+        }
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_layout_session_gives_what_layout_model_gives_and_keeps_sizes) {
@@ -292,14 +330,14 @@ BOOST_AUTO_TEST_CASE(a_layout_session_gives_what_layout_model_gives_and_keeps_si
   steps[1].expanded = {"layers.1", "layers.0"};
   steps[2].view = layout::ModelView::Nodes;
   for (int round = 0; round < 2; ++round)  // the second round comes from the cache
-    for (const ModelLayoutOptions& o : steps) BOOST_TEST(session.layout(o) == dump_layout(layout_report(layout_model(model, o), "q.onnx")));
+    for (const ModelLayoutOptions& o : steps) BOOST_TEST(session.layout(o) == dump_compact(layout_report(layout_model(model, o), "q.onnx")));
   ModelLayoutOptions measured;
   measured.node_sizes.assign(2 * 92, 90);
-  BOOST_TEST(session.layout(measured) == dump_layout(layout_report(layout_model(model, measured), "q.onnx")));
+  BOOST_TEST(session.layout(measured) == dump_compact(layout_report(layout_model(model, measured), "q.onnx")));
   ModelLayoutOptions later = steps[0];  // the sizes measured before still hold
   const std::string after = session.layout(later);
   later.node_sizes = measured.node_sizes;
-  BOOST_TEST(after == dump_layout(layout_report(layout_model(model, later), "q.onnx")));
+  BOOST_TEST(after == dump_compact(layout_report(layout_model(model, later), "q.onnx")));
 }
 
 // Without name scopes, repeated blocks become the groups: here 6 residual blocks read a mask that

@@ -5,7 +5,7 @@ import { Comparison, nodeGroupsOf, other, SIDES, type NodeGroups, type NodeInfo,
 import { GroupState } from './model/groups';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
-  describeError, type CompareReport, type LayoutEdge, type LayoutPairReport, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
+  describeError, type CompareReport, type LayoutEdge, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
   type WeightsReport,
 } from './protocol/messages';
 import { PageExports } from './export/page_exports';
@@ -27,7 +27,7 @@ import { WorkerConnection } from './worker/worker_connection';
 type Selection = Record<Side, number[]> & { primary: { side: Side; index: number } | null };
 /** Why the graphs are drawn anew: new models, another view of them, or groups opened or closed. */
 type Redraw = 'fresh' | 'view' | 'groups';
-/** What the first layout of a view (every group open) tells, kept for the later layouts of that view. */
+/** What the nodes and groups of a view tell (every node, drawn or not), kept for its layouts. */
 interface ViewBase {
   nodeGroups: NodeGroups;
   /** Every node of both sides, drawn or hidden in a closed group: what Find a node searches. */
@@ -55,6 +55,8 @@ class App {
   private view: LayoutView = 'logical';
   private groups = new GroupState();
   private bases: Partial<Record<LayoutView, ViewBase>> = {};
+  /** The node lists of the drawn comparison are complete (see showComparison). */
+  private listed = false;
   private selection: Selection = NO_SELECTION;
   /**
    * The model node the user last selected (not a group): groups closed around it and opened again
@@ -240,12 +242,15 @@ class App {
     this.names = { first: nameOf(sources.first), second: nameOf(sources.second) };
     try {
       this.progress(`Reading ${this.names.first} and ${this.names.second}`, 0);
+      mark('open');
       const files = await readSources(sources, (loaded, total) =>
         this.progress(`Reading ${this.names.first} and ${this.names.second} (${mb(loaded)}${total ? ` of ${mb(total)}` : ''})`, total ? (loaded / total) * 0.3 : undefined), abort.signal);
       const transfer = [files.first, files.second, ...files.external].flatMap((f) => ('bytes' in f ? [f.bytes] : []));
+      mark('read');
       this.progress('Aligning the two models', 0.35);
       const opened = await this.step(0.35, (onProgress) => this.core.request('open', files, { transfer, onProgress }));
       if (ticket !== this.opening) return;
+      mark('aligned');
       this.report = opened.report;
       this.coreVersion = opened.version;
       this.weights = null;
@@ -255,7 +260,9 @@ class App {
       this.progress('Laying out both graphs', 0.7);
       const comparison = await this.layoutFor(this.view, 0.7);
       if (ticket !== this.opening) return;
+      mark('laid-out');
       this.showComparison(comparison, 'fresh');
+      mark('drawn');
       byId('progress').hidden = true;
       this.running = null;
       await this.loadAnalysis(ticket);
@@ -280,10 +287,12 @@ class App {
       this.weights = weights;
       this.comparison?.setWeights(weights);
       this.table.setLayers(weights.layers);
+      mark('weights');
       status.textContent = 'Checking quantization parameters…';
       const lint = await this.core.request('lint', {}).promise;
       if (ticket !== this.opening) return;
       this.lint = lint;
+      mark('lint');
       this.comparison?.setLint(lint);
       status.textContent = lint.length ? `${lint.length} lint finding${lint.length === 1 ? '' : 's'}` : 'no lint findings';
       byId<HTMLButtonElement>('export-json').disabled = false;
@@ -291,7 +300,7 @@ class App {
       byId<HTMLButtonElement>('export-html').disabled = false;
       this.repaint();
       this.refreshDetail();
-      document.body.dataset.state = 'ready';
+      if (this.listed) document.body.dataset.state = 'ready';
     } catch (e) {
       if (ticket !== this.opening) return;
       status.textContent = '';
@@ -300,22 +309,21 @@ class App {
   }
 
   /**
-   * Lays out both graphs of the open pair in `view`, with the groups open as chosen. The first
-   * layout of a view has every group open: it tells which group each node is in (a collapsed
-   * layout leaves hidden nodes out) and gives the labels to measure; the layout drawn is asked
-   * again with the measured sizes (so a view costs two layouts the first time, one afterwards).
+   * Lays out both graphs of the open pair in `view`, with the groups open as chosen. The first time
+   * a view is asked, its nodes and groups come first, not laid out: which group each node is in (a
+   * collapsed layout leaves hidden nodes out) and the labels to measure, so that the one layout made
+   * has boxes that fit them.
    */
   private async layoutFor(view: LayoutView, fraction: number): Promise<Comparison> {
-    const ask = (params: LayoutParams) => this.step(fraction, (onProgress) => this.core.request('layout', params, { onProgress }));
     let base = this.bases[view];
-    let layout: LayoutPairReport | null = null;
     if (!base) {
-      layout = await ask({ view });
-      const nodes = SIDES.flatMap((side) => layout![side].nodes.filter((n) => n.kind !== 'group').map((n) => ({ side, id: n.id, label: n.label })));
-      base = this.bases[view] = { nodeGroups: nodeGroupsOf(layout), nodes, sizes: measureLabels(layout) };
+      const labels = await this.step(fraction, (onProgress) => this.core.request('labels', { view }, { onProgress }));
+      mark('labels');
+      const nodes = SIDES.flatMap((side) => labels[side].nodes.map((n) => ({ side, id: n.id, label: n.label })));
+      base = this.bases[view] = { nodeGroups: nodeGroupsOf(labels), nodes, sizes: measureLabels(labels) };
     }
     const params: LayoutParams = { view, ...this.groups.params(), ...base.sizes };
-    if (!layout || Object.keys(params).length > 1) layout = await ask(params);
+    const layout = await this.step(fraction, (onProgress) => this.core.request('layout', params, { onProgress }));
     this.search.setItems(base.nodes);
     return new Comparison(this.report!, layout, base.nodeGroups);
   }
@@ -345,8 +353,17 @@ class App {
     byId('summary').textContent = `${r.summary.entries} matches: ${Object.entries(k).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`).join(', ')} · ` +
       `${r.fusions.length} fusion${r.fusions.length === 1 ? '' : 's'} · mean confidence ${Math.round(r.summary.mean_confidence * 100)} %` +
       (r.argument_order_swapped ? ' · the files were given in the other order' : '');
-    document.body.dataset.state = this.weights ? 'ready' : 'drawn';
+    // Drawn now; 'drawn' (or 'ready', analysed) once the node lists, built after the first frame, are complete.
+    document.body.dataset.state = 'drawing';
+    this.listed = false;
+    void Promise.all(SIDES.map((side) => this.views[side].listReady)).then(() => {
+      if (this.comparison !== comparison) return;
+      this.listed = true;
+      mark('listed');
+      document.body.dataset.state = this.weights ? 'ready' : 'drawn';
+    });
     this.repaint();
+    requestAnimationFrame(() => mark('painted'));  // after this frame's drawing of both graphs
     if (mode !== 'groups') this.firstView();
     const restored = fresh ? this.restored : null;
     this.restored = null;
@@ -675,6 +692,11 @@ class App {
   private hideError() {
     byId('error').hidden = true;
   }
+}
+
+/** Marks a stage of opening a pair on the page's performance timeline ("vq:aligned"), for the page benchmark's breakdown. */
+function mark(stage: string) {
+  performance.mark(`vq:${stage}`);
 }
 
 function isCancel(e: unknown): boolean {

@@ -115,7 +115,8 @@ async function showLayout() {
   else graph.setCamera(graph.fitCamera(Math.max(Math.min(1, graph.fitScale()), graph.fitScale())));
   const index = previous?.selected ? l.nodes.findIndex((n) => n.id === previous.selected) : -1;
   select(index >= 0 ? index : null);
-  document.body.dataset.state = 'ready';
+  await graph.listReady;  // the node list is built after the first frame
+  if (layout === l) document.body.dataset.state = 'ready';
 }
 
 function repaint() {

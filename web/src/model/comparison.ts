@@ -1,7 +1,8 @@
 // What the UI derives from the core's reports, without any DOM: which drawn node belongs to which
 // mapping entry, its counterparts on the other side, its match status, weight error and precision.
 import type {
-  CompareReport, LayoutModelNode, LayoutPairReport, LayoutReport, LintFinding, LogicalOp, MappingEntry, WeightLayer, WeightsReport,
+  CompareReport, LayoutLabelsReport, LayoutModelNode, LayoutPairReport, LayoutReport, LintFinding, LogicalOp, MappingEntry, WeightLayer,
+  WeightsReport,
 } from '../protocol/messages';
 
 export type Side = 'float' | 'quant';
@@ -40,13 +41,10 @@ export function precisionOf(op: LogicalOp | null, kind: string): string {
 /** Node id -> the innermost group it is drawn in, per side. */
 export type NodeGroups = Record<Side, Map<string, number>>;
 
-/**
- * Each model node's innermost group, from a layout with every group open (a layout with collapsed
- * groups leaves out the nodes they hide, but lists the same groups in the same order).
- */
-export function nodeGroupsOf(layout: LayoutPairReport): NodeGroups {
+/** Each model node's innermost group (every node is listed, hidden in a closed group or not). */
+export function nodeGroupsOf(labels: LayoutLabelsReport): NodeGroups {
   const out: NodeGroups = { float: new Map(), quant: new Map() };
-  for (const side of SIDES) for (const n of layout[side].nodes) if (n.parent !== null) out[side].set(n.id, n.parent);
+  for (const side of SIDES) for (const n of labels[side].nodes) if (n.parent !== null) out[side].set(n.id, n.parent);
   return out;
 }
 

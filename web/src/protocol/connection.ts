@@ -74,6 +74,7 @@ export class PendingTable {
   settle(message: FromCore): void {
     if (message.type === 'progress') this.progress(message);
     else if (message.type === 'result') this.resolve(message.id, message.result);
+    else if (message.type === 'json-result') this.resolve(message.id, JSON.parse(message.json));
     else if (message.type === 'error') this.reject(message.id, message.error);
   }
 

@@ -1,13 +1,15 @@
 // The typed message protocol between the UI and the core. The UI speaks it to a CoreConnection;
 // the Web Worker (worker/core_worker.ts) is one transport, the VS Code extension host will be
 // another. Every message is plain structured-cloneable data: file bytes travel as ArrayBuffers,
-// transferred, never copied.
+// transferred, never copied; large results as JSON text.
 import type {
-  CompareReport, InspectReport, LayoutPairReport, LayoutReport, LintFinding, NodeReport, VisualQuantErrorCode, WeightLayer, WeightsReport,
+  CompareReport, InspectReport, LayoutLabelsReport, LayoutPairReport, LayoutReport, LintFinding, NodeReport, VisualQuantErrorCode, WeightLayer,
+  WeightsReport,
 } from 'visualquant-core';
 
 export type {
-  CompareReport, InspectReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode, LintFinding,
+  CompareReport, InspectReport, LayoutLabelsReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode,
+  LabelledGroup, LabelledNode, LintFinding,
   LogicalOp, MappingEntry, MappingKind, FusionGroup, NodeAttribute, NodeInput, NodeOutput, NodeReport, NodeTensorSummary,
   TensorQuantization, WeightLayer, WeightsReport,
 } from 'visualquant-core';
@@ -61,6 +63,8 @@ export interface CoreMethods {
   layoutModel: { params: { view: LayoutView }; result: LayoutReport };
   /** Both graphs laid out side by side (matched ops in shared rows), of the open pair. */
   layout: { params: LayoutParams; result: LayoutPairReport };
+  /** Both layout graphs' nodes and groups with their labels, not laid out: measured before the first layout. */
+  labels: { params: { view: LayoutView }; result: LayoutLabelsReport };
   /** Every aligned weight pair's analysis, ranked worst first (the layer table, the heat overlay): the
    *  table's fields only, unless `detail` (histograms, per-channel series: the JSON export). */
   weights: { params: { bins?: number; detail?: boolean }; result: WeightsReport };
@@ -108,6 +112,17 @@ export interface ProgressMessage {
   fraction?: number;
 }
 export type ResultMessage = { [M in Method]: { type: 'result'; id: number; method: M; result: Result<M> } }[Method];
+/**
+ * A result as the core's JSON text, which the receiver parses (PendingTable): the Web Worker sends
+ * the text as it is, one string copy across the thread, where a parsed report of a large pair
+ * would be cloned object by object.
+ */
+export interface JsonResultMessage {
+  type: 'json-result';
+  id: number;
+  method: Method;
+  json: string;
+}
 export interface ErrorMessage {
   type: 'error';
   id: number;
@@ -118,7 +133,7 @@ export interface ReadyMessage {
   type: 'ready';
   version: string;
 }
-export type FromCore = ProgressMessage | ResultMessage | ErrorMessage | ReadyMessage;
+export type FromCore = ProgressMessage | ResultMessage | JsonResultMessage | ErrorMessage | ReadyMessage;
 
 /** The core's error codes, in words (as the README's table of loader errors). */
 export const ERROR_WORDS: Record<string, string> = {

@@ -9,6 +9,7 @@
 import type { LayoutEdge, LayoutReport } from '../protocol/messages';
 import { el } from './dom';
 import { Grid } from './grid';
+import { NodeList } from './node_list';
 
 export interface Camera {
   scale: number;
@@ -82,8 +83,7 @@ export function themeOf(element: Element): Theme {
 
 export class GraphView {
   readonly canvas: HTMLCanvasElement;
-  readonly list: HTMLUListElement;
-  private readonly groupList: HTMLUListElement;
+  private readonly nodeList: NodeList;
   private readonly ctx: CanvasRenderingContext2D;
   private layout: LayoutReport | null = null;
   private paints: NodePaint[] = [];
@@ -97,7 +97,7 @@ export class GraphView {
   private edgeGrid = new Grid(0);
   private selected = new Set<number>();
   private primary: number | null = null;
-  private listItems: HTMLLIElement[] = [];
+  private readonly fitted = new Map<string, string>();
   private theme!: Theme;
   private cam: Camera = { scale: 1, tx: 0, ty: 0 };
   private frame = 0;
@@ -113,9 +113,10 @@ export class GraphView {
 
   constructor(host: HTMLElement, readonly label: string, private readonly events: GraphViewEvents) {
     this.canvas = el('canvas', { class: 'graph-canvas', attrs: { role: 'img', tabindex: '0', 'aria-label': `${label} graph: arrow keys walk the selection, ? lists the keys` } });
-    this.list = el('ul', { class: 'sr-only node-list', attrs: { role: 'listbox', 'aria-label': `${label} graph nodes` } });
-    this.groupList = el('ul', { class: 'sr-only group-list', attrs: { 'aria-label': `${label} graph groups` } });
-    host.append(this.canvas, this.list, this.groupList);
+    const list = el('ul', { class: 'sr-only node-list', attrs: { role: 'listbox', 'aria-label': `${label} graph nodes` } });
+    const groupList = el('ul', { class: 'sr-only group-list', attrs: { 'aria-label': `${label} graph groups` } });
+    host.append(this.canvas, list, groupList);
+    this.nodeList = new NodeList(list, groupList, (index) => this.events.select(index), this.events.toggleGroup?.bind(this.events));
     this.ctx = this.canvas.getContext('2d', { alpha: false })!;
     this.refreshTheme();
     new ResizeObserver(() => this.resize()).observe(host);
@@ -158,13 +159,12 @@ export class GraphView {
     this.layout = layout;
     this.selected.clear();
     this.primary = null;
-    this.list.replaceChildren();
-    this.groupList.replaceChildren();
-    this.listItems = [];
     if (!layout) {
+      this.nodeList.set(null, []);
       this.invalidate();
       return;
     }
+    this.fitted.clear();
     this.nodeGrid = new Grid(layout.nodes.length);
     this.ctx.font = FONT;
     this.labels = layout.nodes.map((n, i) => {
@@ -175,13 +175,6 @@ export class GraphView {
     this.edgeGrid = new Grid(layout.edges.length);
     this.ctx.font = SMALL_FONT;
     this.groupLabels = layout.groups.map((g) => (g.box ? this.fit(`▾ ${g.label}`, g.box[2] - 8) : ''));
-    const toggle = this.events.toggleGroup?.bind(this.events);
-    this.groupList.append(...layout.groups.flatMap((g, gi) => {
-      if (g.state !== 'expanded' || !g.box || !toggle) return [];
-      const b = el('button', { text: `Collapse ${g.label}`, attrs: { type: 'button', tabindex: '-1' } });
-      b.addEventListener('click', () => toggle(gi));
-      return [el('li', { attrs: { 'data-name': g.name, 'data-box': g.box.join(' ') } }, b)];
-    }));
     this.edgeSpan = new Float64Array(layout.edges.length);
     /** Per node: the badges on the edges into it, as "badge@x,y@from id" (the node list's data-badges). */
     const badgesInto: string[][] = [];
@@ -202,23 +195,7 @@ export class GraphView {
       if (!e.stub) (badgesInto[e.to] ??= []).push(`${e.badge}@${x},${y}@${layout.nodes[e.from].id}`);
       return [x, y, this.ctx.measureText(e.badge).width / 2 + 5];
     });
-    const fragment = document.createDocumentFragment();
-    layout.nodes.forEach((n, i) => {
-      const li = el('li', {
-        text: `${n.label} — ${n.id}`,
-        attrs: {
-          'data-label': n.label,
-          role: 'option', tabindex: '-1', 'aria-selected': 'false', 'data-index': String(i), 'data-id': n.id, 'data-kind': n.kind,
-          ...(n.kind === 'group' ? { 'data-group': String(n.group), 'data-members': String(n.members) } : {}),
-          ...(badgesInto[i] ? { 'data-badges': badgesInto[i].join('\n'), 'aria-description': `inputs through ${badgesInto[i].map((b) => b.split('@')[0]).join(', ')}` } : {}),
-          'data-x': String(n.x), 'data-y': String(n.y), 'data-w': String(n.w), 'data-h': String(n.h),
-        },
-      });
-      li.addEventListener('click', () => this.events.select(i));
-      fragment.append(li);
-      this.listItems.push(li);
-    });
-    this.list.append(fragment);
+    this.nodeList.set(layout, badgesInto);
     this.setPaints(paints);
   }
 
@@ -230,17 +207,21 @@ export class GraphView {
 
   /** Marks nodes selected (`primary`: the one clicked, drawn strongest). */
   setSelection(indices: Iterable<number>, primary: number | null): void {
-    for (const i of this.selected) this.listItems[i]?.setAttribute('aria-selected', 'false');
     this.selected = new Set(indices);
     this.primary = primary;
-    for (const i of this.selected) this.listItems[i]?.setAttribute('aria-selected', 'true');
+    this.nodeList.select(this.selected);
     this.canvas.dataset.selected = JSON.stringify([...this.selected].map((i) => this.layout!.nodes[i].id));
     this.invalidate();
   }
 
+  /** Settles when the accessible node list of the current layout is complete (it is built after the first frame). */
+  get listReady(): Promise<void> {
+    return this.nodeList.ready;
+  }
+
   /** Node list attributes for overlays (data-status etc.). */
   setNodeData(name: string, values: string[]): void {
-    this.listItems.forEach((li, i) => li.setAttribute(`data-${name}`, values[i] ?? ''));
+    this.nodeList.setData(name, values);
   }
 
   setCamera(camera: Camera, notify = false): void {
@@ -326,7 +307,15 @@ export class GraphView {
     this.invalidate();
   }
 
+  /** `text` cut with an ellipsis to `width` in the current font; remembered per layout, as a graph repeats its labels. */
   private fit(text: string, width: number): string {
+    const key = `${this.ctx.font}\u0000${width}\u0000${text}`;
+    let fitted = this.fitted.get(key);
+    if (fitted === undefined) this.fitted.set(key, (fitted = this.cut(text, width)));
+    return fitted;
+  }
+
+  private cut(text: string, width: number): string {
     if (this.ctx.measureText(text).width <= width) return text;
     let lo = 0, hi = text.length;
     while (lo < hi) {

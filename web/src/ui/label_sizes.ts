@@ -2,7 +2,7 @@
 // that fit their labels, where the core alone can only estimate from the number of characters.
 // Each distinct label is measured once (a 15,000-node graph has a few hundred distinct labels).
 import { SIDES } from '../model/comparison';
-import type { LayoutPairReport, LayoutParams } from '../protocol/messages';
+import type { LayoutLabelsReport, LayoutParams } from '../protocol/messages';
 import { FONT, groupNodeText, LABEL_PAD } from './graph_view';
 
 /** The core's own bounds on estimated widths: longer labels are cut with an ellipsis. */
@@ -13,12 +13,8 @@ const KEEP = -1;
 
 export type MeasuredSizes = Omit<LayoutParams, 'view' | 'collapsed' | 'expanded'>;
 
-/**
- * (width, height) pairs per side for every node of `layout` (by its index in the model's layout
- * graph) and every group (its collapsed node). `layout` should have every group open, so that
- * every node is there to measure.
- */
-export function measureLabels(layout: LayoutPairReport): MeasuredSizes {
+/** (width, height) pairs per side for every node of `labels` (by its index in the model's layout graph) and every group (its collapsed node). */
+export function measureLabels(labels: LayoutLabelsReport): MeasuredSizes {
   const ctx = document.createElement('canvas').getContext('2d')!;
   ctx.font = FONT;
   const widths = new Map<string, number>();
@@ -32,11 +28,9 @@ export function measureLabels(layout: LayoutPairReport): MeasuredSizes {
   };
   const out: MeasuredSizes = {};
   for (const side of SIDES) {
-    const { nodes, groups } = layout[side];
-    let count = 0;
-    for (const n of nodes) if (n.kind !== 'group') count = Math.max(count, n.index + 1);
-    const nodeSizes = new Array<number>(2 * count).fill(KEEP);
-    for (const n of nodes) if (n.kind !== 'group') nodeSizes[2 * n.index] = width(n.label);
+    const { nodes, groups } = labels[side];
+    const nodeSizes = new Array<number>(2 * nodes.length).fill(KEEP);
+    for (const n of nodes) nodeSizes[2 * n.index] = width(n.label);
     const groupSizes = groups.flatMap((g) => [width(groupNodeText(g.label, g.members)), KEEP]);
     if (side === 'float') Object.assign(out, { floatNodeSizes: nodeSizes, floatGroupSizes: groupSizes });
     else Object.assign(out, { quantNodeSizes: nodeSizes, quantGroupSizes: groupSizes });

@@ -11,13 +11,16 @@ interface Column {
   format?(v: number | null): string;
 }
 
+/** One formatter for every cell (toLocaleString makes one per call). */
+const INTEGER = new Intl.NumberFormat('en-US');
+
 export const COLUMNS: Column[] = [
   { key: 'rank', title: 'Rank', value: (l) => l.rank, numeric: true, format: (v) => String(v) },
   { key: 'float_node', title: 'Float node', value: (l) => l.float_node },
   { key: 'quant_node', title: 'Quantized node', value: (l) => l.quant_node },
   { key: 'op', title: 'Op', value: (l) => (l.float_op_type === l.quant_op_type ? l.float_op_type : `${l.float_op_type} → ${l.quant_op_type}`) },
   { key: 'type', title: 'Codes', value: (l) => l.codes?.type ?? '' },
-  { key: 'parameters', title: 'Params', value: (l) => l.parameters, numeric: true, format: (v) => (v === null ? '–' : v.toLocaleString('en-US')) },
+  { key: 'parameters', title: 'Params', value: (l) => l.parameters, numeric: true, format: (v) => (v === null ? '–' : INTEGER.format(v)) },
   { key: 'sqnr', title: 'SQNR dB', value: (l) => l.error.sqnr_db, numeric: true, format: (v) => (v === null ? '∞' : v.toFixed(1)) },
   { key: 'cosine', title: 'Cosine', value: (l) => l.error.cosine, numeric: true, format: (v) => (v === null ? '–' : v.toFixed(5)) },
   { key: 'max_lsb', title: 'Max |err| LSB', value: (l) => l.error.max_abs_lsb, numeric: true, format: (v) => fmt(v) },
@@ -39,14 +42,30 @@ export function layersToCsv(layers: WeightLayer[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Above this many rows only the rows in view, and a screenful around them, are in the DOM: a
+ * 5,000-layer model would otherwise put 65,000 elements in the page (tens of MB, and a second to
+ * build). Small tables keep every row, so that they can be read and searched as a whole.
+ */
+const WINDOWED_ABOVE = 300;
+/** Rows kept beyond each edge of the view while scrolling. */
+const OVERSCAN = 40;
+
 export class LayerTable {
   private layers: WeightLayer[] = [];
+  /** The rows shown, in order (rows()), and each one's position by mapping entry. */
+  private shown: WeightLayer[] = [];
+  private readonly positionOf = new Map<number, number>();
   private sortKey = 'rank';
   private ascending = true;
   private filter = '';
   private selectedEntry: number | null = null;
   private readonly tbody: HTMLTableSectionElement;
   private readonly headers = new Map<string, HTMLTableCellElement>();
+  /** The element that scrolls the table (its panel), and the measured height of one row. */
+  private readonly scroller: HTMLElement;
+  private rowHeight = 0;
+  private frame = 0;
 
   constructor(table: HTMLTableElement, private readonly count: HTMLElement, private readonly onSelect: (layer: WeightLayer) => void) {
     const tr = el('tr');
@@ -58,6 +77,29 @@ export class LayerTable {
       tr.append(th);
     }
     table.replaceChildren(el('thead', {}, tr), (this.tbody = el('tbody')));
+    // One listener each for every row, drawn now or later.
+    const layerOf = (e: Event) => {
+      const row = (e.target as Element).closest<HTMLTableRowElement>('tr[data-entry]');
+      const at = row ? this.positionOf.get(Number(row.dataset.entry)) : undefined;
+      return at === undefined ? null : this.shown[at];
+    };
+    this.tbody.addEventListener('click', (e) => {
+      const layer = layerOf(e);
+      if (layer) this.onSelect(layer);
+    });
+    this.tbody.addEventListener('keydown', (e) => {
+      const layer = e.key === 'Enter' || e.key === ' ' ? layerOf(e) : null;
+      if (!layer) return;
+      e.preventDefault();
+      this.onSelect(layer);
+    });
+    this.scroller = table.parentElement ?? table;
+    const later = () => {
+      if (this.windowed() && !this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.drawRows(); });
+    };
+    this.scroller.addEventListener('scroll', later, { passive: true });
+    // A tab shown again (or the panel resized) shows another number of rows.
+    new ResizeObserver(later).observe(this.scroller);
   }
 
   setLayers(layers: WeightLayer[]): void {
@@ -82,10 +124,19 @@ export class LayerTable {
 
   select(entry: number | null): void {
     this.selectedEntry = entry;
+    const at = entry === null ? undefined : this.positionOf.get(entry);
+    if (at !== undefined && this.windowed()) {
+      // Scrolled so that the row is in view (as scrollIntoView 'nearest' would), then drawn there.
+      const top = this.headerHeight() + at * this.rowHeight, view = this.scroller.clientHeight;
+      if (top < this.scroller.scrollTop + this.headerHeight()) this.scroller.scrollTop = top - this.headerHeight();
+      else if (top + this.rowHeight > this.scroller.scrollTop + view) this.scroller.scrollTop = top + this.rowHeight - view;
+      this.drawRows();
+    }
     for (const row of this.tbody.rows) {
+      if (!row.dataset.entry) continue;
       const on = row.dataset.entry === String(entry);
       row.setAttribute('aria-selected', String(on));
-      if (on) row.scrollIntoView({ block: 'nearest' });
+      if (on && !this.windowed()) row.scrollIntoView({ block: 'nearest' });
     }
   }
 
@@ -111,27 +162,62 @@ export class LayerTable {
     return layersToCsv(this.rows());
   }
 
+  private windowed(): boolean {
+    return this.shown.length > WINDOWED_ABOVE;
+  }
+
+  private headerHeight(): number {
+    return this.tbody.previousElementSibling?.getBoundingClientRect().height ?? 0;
+  }
+
   private render() {
     for (const [key, th] of this.headers) th.setAttribute('aria-sort', key === this.sortKey ? (this.ascending ? 'ascending' : 'descending') : 'none');
-    const rows = this.rows();
+    this.shown = this.rows();
+    this.positionOf.clear();
+    this.shown.forEach((l, i) => this.positionOf.set(l.entry, i));
+    this.drawRows();
+    const n = this.shown.length;
+    this.count.textContent = n === this.layers.length ? `${n} layers` : `${n} of ${this.layers.length} layers`;
+  }
+
+  /** Every row, or in a long table the rows in view with a spacer above and below for the rest. */
+  private drawRows() {
     const fragment = document.createDocumentFragment();
-    for (const l of rows) {
-      const tr = el('tr', { attrs: { 'data-entry': String(l.entry), 'data-rank': String(l.rank), tabindex: '0', 'aria-selected': String(l.entry === this.selectedEntry) } });
-      for (const c of COLUMNS) {
-        const v = c.value(l);
-        const text = c.format ? c.format(v as number | null) : String(v ?? '');
-        tr.append(el('td', { class: c.numeric ? 'num' : '', text, title: typeof v === 'string' ? v : undefined }));
-      }
-      tr.addEventListener('click', () => this.onSelect(l));
-      tr.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' || e.key === ' ') {
-          e.preventDefault();
-          this.onSelect(l);
-        }
-      });
-      fragment.append(tr);
+    if (!this.windowed()) {
+      for (const l of this.shown) fragment.append(this.row(l));
+      this.tbody.replaceChildren(fragment);
+      return;
     }
+    if (!this.rowHeight && this.shown.length) {
+      const probe = this.row(this.shown[0]);
+      this.tbody.replaceChildren(probe);
+      this.rowHeight = probe.getBoundingClientRect().height;  // 0 while the tab is hidden: measured again later
+    }
+    const h = this.rowHeight || 21;
+    const inView = Math.ceil((this.scroller.clientHeight || 600) / h);
+    const first = Math.max(0, Math.floor(Math.max(0, this.scroller.scrollTop - this.headerHeight()) / h) - OVERSCAN);
+    const last = Math.min(this.shown.length, first + inView + 2 * OVERSCAN);
+    fragment.append(this.spacer(first * h));
+    for (let i = first; i < last; i++) fragment.append(this.row(this.shown[i]));
+    fragment.append(this.spacer((this.shown.length - last) * h));
     this.tbody.replaceChildren(fragment);
-    this.count.textContent = rows.length === this.layers.length ? `${rows.length} layers` : `${rows.length} of ${this.layers.length} layers`;
+  }
+
+  private row(l: WeightLayer): HTMLTableRowElement {
+    const tr = el('tr', { attrs: { 'data-entry': String(l.entry), 'data-rank': String(l.rank), tabindex: '0', 'aria-selected': String(l.entry === this.selectedEntry) } });
+    for (const c of COLUMNS) {
+      const v = c.value(l);
+      const text = c.format ? c.format(v as number | null) : String(v ?? '');
+      tr.append(el('td', { class: c.numeric ? 'num' : '', text, title: typeof v === 'string' ? v : undefined }));
+    }
+    return tr;
+  }
+
+  /** Room for rows not drawn (its height set through the CSSOM, which the page's CSP allows). */
+  private spacer(height: number): HTMLTableRowElement {
+    const td = el('td', { attrs: { colspan: String(COLUMNS.length) } });
+    td.style.height = `${height}px`;
+    const tr = el('tr', { class: 'spacer', attrs: { 'aria-hidden': 'true' } }, td);
+    return tr;
   }
 }

@@ -2,14 +2,19 @@
 // requests one at a time, and keeps the open pair between requests (in the core, which holds its
 // own copy of the bytes: layouts reuse the alignment, nothing is loaded twice).
 // Requests wait in a queue, one per task, so a 'cancel' for one still waiting is seen in time.
+// Results go back as the core's JSON text, parsed by the receiver (protocol/connection.ts): a string
+// crosses to the page as one copy, where a parsed 20,000-node report is cloned object by object, and
+// this thread does not parse it first.
 import { loadVisualQuant, VisualQuantError, type ModelLayoutViews, type OpenComparison, type VisualQuant } from 'visualquant-core';
 import {
   isReference, type CoreError, type FileSource, type FromCore, type Method, type Params, type ProgressMessage, type RequestMessage, type Result, type ToCore,
 } from '../protocol/messages';
+import { warmUpWhileIdle } from './warm_up';
 
 interface OpenPair {
   comparison: OpenComparison;
-  weights?: Result<'weights'>;
+  /** The weights summary's JSON text, kept: the table and the heat overlay ask for it again. */
+  weights?: string;
 }
 
 const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore>) => void) | null };
@@ -56,7 +61,12 @@ function externalOf(external: FileSource[]): Record<string, Uint8Array> {
   return files;
 }
 
-type Handler<M extends Method> = (params: Params<M>, id: number) => Result<M>;
+/** JSON text of a method's result. */
+type JsonOf<_R> = string;
+type Handler<M extends Method> = (params: Params<M>, id: number) => JsonOf<Result<M>>;
+
+/** `{"<key>": <the core's JSON text>, "version": "<version>"}` without parsing the text. */
+const withVersion = (key: string, text: string, version: string) => `{"${key}":${text.trimEnd()},"version":${JSON.stringify(version)}}`;
 const handlers: { [M in Method]: Handler<M> } = {
   open({ first, second, external }, id) {
     const vq = core!;
@@ -66,53 +76,56 @@ const handlers: { [M in Method]: Handler<M> } = {
     progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
     const comparison = vq.open(bytesOf(first), first.name, bytesOf(second), second.name, externalFiles);
     pair = { comparison };
-    return { report: JSON.parse(comparison.report), version: vq.version };
+    return withVersion('report', comparison.report, vq.version);
   },
   layout(params, id) {
     const p = requirePair();
     progress(id, 'layout', `laying out both graphs (${params.view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
-    return JSON.parse(p.comparison.layout(params));
+    return p.comparison.layout(params);
+  },
+  labels({ view }) {
+    return requirePair().comparison.labels({ view });
   },
   weights({ bins, detail }, id) {
     const p = requirePair();
     progress(id, 'weights', 'analysing every quantized weight');
     // The table's fields only, kept: one layer's histograms and series come with weightLayer(). The
     // full report (the JSON export) is made when asked.
-    if (detail || bins !== undefined) return JSON.parse(p.comparison.weights(bins ?? 0, { detail: detail ?? false }));
-    p.weights ??= JSON.parse(p.comparison.weights(0, { detail: false }));
-    return p.weights!;
+    if (detail || bins !== undefined) return p.comparison.weights(bins ?? 0, { detail: detail ?? false });
+    p.weights ??= p.comparison.weights(0, { detail: false });
+    return p.weights;
   },
   weightLayer({ nodeId, bins }) {
-    return JSON.parse(requirePair().comparison.weightLayer(nodeId, bins ?? 0));
+    return requirePair().comparison.weightLayer(nodeId, bins ?? 0);
   },
   lint(_params, id) {
     progress(id, 'lint', 'checking quantization parameters');
-    return JSON.parse(requirePair().comparison.lint());
+    return requirePair().comparison.lint();
   },
   openModel({ file, external }, id) {
     model?.views.close();
     model = null;
     progress(id, 'loading', `loading ${file.name}`);
     const bytes = bytesOf(file), externalFiles = externalOf(external);
-    const inspect = JSON.parse(core!.inspect(bytes, file.name, externalFiles));
+    const inspect = core!.inspect(bytes, file.name, externalFiles);
     model = { name: file.name, views: core!.openLayout(bytes, file.name, externalFiles) };
-    return { inspect, version: core!.version };
+    return withVersion('inspect', inspect, core!.version);
   },
   layoutModel({ view }, id) {
     const m = requireModel();
     progress(id, 'layout', `laying out ${m.name} (${view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
-    return JSON.parse(m.views.view({ view }));
+    return m.views.view({ view });
   },
   node({ nodeId, side }) {
-    return JSON.parse(side ? requirePair().comparison.node(side, nodeId) : requireModel().views.node(nodeId));
+    return side ? requirePair().comparison.node(side, nodeId) : requireModel().views.node(nodeId);
   },
 };
 
 function run(message: RequestMessage) {
   try {
     const handler = handlers[message.method] as Handler<Method>;
-    const result = handler(message.params, message.id);
-    post({ type: 'result', id: message.id, method: message.method, result } as FromCore);
+    const json = handler(message.params, message.id);
+    post({ type: 'json-result', id: message.id, method: message.method, json });
   } catch (e) {
     post({ type: 'error', id: message.id, error: errorOf(e) });
   }
@@ -155,6 +168,7 @@ async function start() {
   core.warmUp();
   post({ type: 'ready', version: core.version });
   drain();
+  warmUpWhileIdle(core, () => !draining && queue.length === 0);
 }
 
 start().catch((e) => {

@@ -24,7 +24,10 @@ export class WorkerConnection implements CoreConnection {
   }
 
   private receive(message: FromCore) {
-    if (message.type === 'ready') this.version = message.version;
+    if (message.type === 'ready') {
+      this.version = message.version;
+      performance.mark('vq:core-ready');  // for the page benchmark's stages (main.ts marks the rest)
+    }
     else this.pending.settle(message);
   }
 
