@@ -103,12 +103,15 @@ class GraphBuilder {
     return m_.graphs[g].path.empty() ? "the main graph" : "graph '" + m_.graphs[g].path + "'";
   }
 
-  ValueId add_value(GraphId g, const std::string& name, ValueKind kind, const std::string& what) {
+  // `what` says what defines the value, for the error; it is made only then (a string per value of
+  // a 20,000-node model would be built for nothing).
+  template <typename What>
+  ValueId add_value(GraphId g, const std::string& name, ValueKind kind, const What& what) {
     Graph& graph = m_.graphs[g];
     auto [it, inserted] = graph.values_by_name.emplace(name, static_cast<ValueId>(m_.values.size()));
     if (!inserted)
       throw Error(ErrorCode::DuplicateValueName,
-                  "value '" + name + "' in " + graph_label(g) + " is defined twice (again as " + what + ")");
+                  "value '" + name + "' in " + graph_label(g) + " is defined twice (again as " + std::string(what()) + ")");
     Value v;
     v.name = name;
     v.graph = g;
@@ -140,7 +143,7 @@ class GraphBuilder {
     const std::string label = graph_label(g);
 
     for (const auto& in : proto.input()) {
-      const ValueId v = add_value(g, in.name(), ValueKind::GraphInput, "a graph input");
+      const ValueId v = add_value(g, in.name(), ValueKind::GraphInput, [] { return "a graph input"; });
       m_.values[v].type = value_type_of(in.type());
       m_.graphs[g].inputs.push_back(v);
     }
@@ -153,7 +156,7 @@ class GraphBuilder {
           m_.values[existing->second].tensor == kNone) {
         v = existing->second;  // IR < 4 lists initializers among the inputs: the input's default value
       } else {
-        v = add_value(g, init.name(), ValueKind::Initializer, "an initializer");
+        v = add_value(g, init.name(), ValueKind::Initializer, [] { return "an initializer"; });
       }
       m_.values[v].kind = ValueKind::Initializer;
       m_.values[v].tensor = tid;
@@ -165,7 +168,7 @@ class GraphBuilder {
       Tensor t = read_tensor(*sparse.mutable_values(), ctx_, "sparse initializer '" + name + "' of " + label);
       t.dims.assign(sparse.dims().begin(), sparse.dims().end());
       const TensorId tid = add_tensor(std::move(t), WeightLocation::SparseInitializer, g, kNone);
-      const ValueId v = add_value(g, name, ValueKind::Initializer, "a sparse initializer");
+      const ValueId v = add_value(g, name, ValueKind::Initializer, [] { return "a sparse initializer"; });
       m_.values[v].tensor = tid;
       m_.values[v].type = value_type_of(m_.tensors[tid]);
       m_.graphs[g].initializers.push_back(tid);
@@ -193,7 +196,7 @@ class GraphBuilder {
           continue;
         }
         const ValueId v = add_value(g, out, ValueKind::NodeOutput,
-                                    "an output of node '" + m_.nodes[nid].id + "' (" + np.op_type() + ")");
+                                    [&] { return "an output of node '" + m_.nodes[nid].id + "' (" + np.op_type() + ")"; });
         m_.values[v].producer = nid;
         m_.nodes[nid].outputs.push_back(v);
       }
@@ -247,7 +250,7 @@ class GraphBuilder {
       if (found == m_.graphs[up].values_by_name.end()) continue;
       ValueId definition = found->second;
       while (m_.values[definition].kind == ValueKind::OuterScope) definition = m_.values[definition].outer;
-      const ValueId alias = add_value(g, name, ValueKind::OuterScope, "an outer-scope reference");
+      const ValueId alias = add_value(g, name, ValueKind::OuterScope, [] { return "an outer-scope reference"; });
       m_.values[alias].outer = definition;
       m_.values[alias].type = m_.values[definition].type;
       return alias;
