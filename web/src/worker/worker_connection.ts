@@ -15,6 +15,7 @@ export class WorkerConnection implements CoreConnection {
   }
 
   private startWorker() {
+    performance.mark('vq:core-starting');
     this.worker = new Worker(this.scriptUrl, { type: 'module', name: 'visualquant-core' });
     this.worker.onmessage = (event: MessageEvent<FromCore>) => this.receive(event.data);
     this.worker.onerror = (event) => {
