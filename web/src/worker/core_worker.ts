@@ -7,7 +7,8 @@
 // this thread does not parse it first.
 import { loadVisualQuant, VisualQuantError, type ModelLayoutViews, type OpenComparison, type VisualQuant } from 'visualquant-core';
 import {
-  isReference, type CoreError, type FileSource, type FromCore, type Method, type Params, type ProgressMessage, type RequestMessage, type Result, type ToCore,
+  isReference, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type Params, type ProgressMessage, type RequestMessage,
+  type Result, type ToCore,
 } from '../protocol/messages';
 import { warmUpWhileIdle } from './warm_up';
 
@@ -15,6 +16,8 @@ interface OpenPair {
   comparison: OpenComparison;
   /** The weights summary's JSON text, kept: the table and the heat overlay ask for it again. */
   weights?: string;
+  /** Labels JSON text by view: the logical view's is made ahead, right after the open (see open). */
+  labels: Partial<Record<LayoutView, string>>;
 }
 
 const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore>) => void) | null };
@@ -75,7 +78,13 @@ const handlers: { [M in Method]: Handler<M> } = {
     const externalFiles = externalOf(external);
     progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
     const comparison = vq.open(bytesOf(first), first.name, bytesOf(second), second.name, externalFiles);
-    pair = { comparison };
+    const opened: OpenPair = { comparison, labels: {} };
+    pair = opened;
+    // The page's next request is the labels of its view (the logical one unless the user chose the
+    // raw graph): made while the page parses this report, unless another request waits.
+    setTimeout(() => {
+      if (pair === opened && !draining && queue.length === 0) opened.labels.logical ??= comparison.labels({ view: 'logical' });
+    }, 0);
     return withVersion('report', comparison.report, vq.version);
   },
   layout(params, id) {
@@ -84,7 +93,8 @@ const handlers: { [M in Method]: Handler<M> } = {
     return p.comparison.layout(params);
   },
   labels({ view }) {
-    return requirePair().comparison.labels({ view });
+    const p = requirePair();
+    return (p.labels[view] ??= p.comparison.labels({ view }));
   },
   weights({ bins, detail }, id) {
     const p = requirePair();
