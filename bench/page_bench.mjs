@@ -13,11 +13,9 @@
 // on the npm registry); its figures measured on this kind of machine are printed beside ours, from
 // the field notes, and said to come from another run.
 //   node bench/page_bench.mjs [--blocks 1250,2500]   (run alone: other Chromium runs would be counted)
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { launchBrowser, median, newPage, pan, root, startServer, waitDrawn } from '../tests/browser/harness.mjs';
+import { generatePair, launchBrowser, median, newPage, pan, startServer, waitDrawn } from '../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
@@ -73,10 +71,7 @@ function memorySampler() {
 
 const rows = [];
 for (const blocks of blockCounts) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'vq-page-bench-'));
-  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-  const made = spawnSync(python, [path.join(root, 'tests/browser/make_large_pair.py'), dir, String(blocks)], { encoding: 'utf8' });
-  if (made.status !== 0) throw new Error(made.stderr);
+  const dir = generatePair('make_large_pair.py', 'vq-page-bench-', blocks);
   const server = await startServer([['/pair/', dir]]);
   try {
     const fromUrl = await openFromUrl(server, blocks);

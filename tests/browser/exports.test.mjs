@@ -4,12 +4,11 @@
 // text and runs nothing.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { assertClean, clickNode, launchBrowser, newPage, root, screenshot, startServer, waitDrawn } from './harness.mjs';
+import { assertClean, clickNode, generatePair, launchBrowser, newPage, screenshot, startServer, waitDrawn } from './harness.mjs';
 
 const CONV = '<script>window.__pwned=1;alert(1)</script>';
 const RELU = '<img src=x onerror="window.__pwned=2;alert(2)">';
@@ -18,11 +17,8 @@ const IN = '<iframe src=javascript:alert(4)>';
 let server, browser, payloadDir, outDir;
 
 before(async () => {
-  payloadDir = mkdtempSync(path.join(tmpdir(), 'vq-payload-'));
+  payloadDir = generatePair('make_payload_pair.py', 'vq-payload-');
   outDir = mkdtempSync(path.join(tmpdir(), 'vq-exports-'));
-  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-  const r = spawnSync(python, [path.join(root, 'tests/browser/make_payload_pair.py'), payloadDir], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
   server = await startServer([['/payload/', payloadDir]]);
   browser = await launchBrowser();
 });

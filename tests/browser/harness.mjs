@@ -2,7 +2,7 @@
 // pid), Debian's Chromium driven by playwright-core with a fresh profile, a page that records CSP
 // violations, dialogs and errors, and screenshots in tests/out/browser/.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,21 @@ export const pairsDir = path.join(root, 'tests/fixtures/pairs');
 export const cli = path.join(process.env.VQ_NATIVE_BUILD ?? path.join(root, 'build/native'), 'bin/visualquant');
 export const shotsDir = path.join(root, 'tests/out/browser');
 const chromiumPath = process.env.VQ_CHROMIUM ?? '/usr/bin/chromium';
+
+/**
+ * A generated model pair in a new temporary folder (named from `prefix`): tests/browser/`script` run
+ * with Debian's Python, given the folder and then `args`. The caller removes the folder.
+ */
+export function generatePair(script, prefix, ...args) {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+  const r = spawnSync(python, [path.join(root, 'tests/browser', script), dir, ...args.map(String)], { encoding: 'utf8' });
+  if (r.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${script} failed: ${r.stderr}`);
+  }
+  return dir;
+}
 
 /** The CLI's compare report of a pair (the reference the page must agree with). */
 export function cliCompare(floatPath, quantPath) {
@@ -122,18 +137,13 @@ export async function waitDrawn(page, analysed = true) {
  * first scrolling the view with the mouse wheel as a person would when the node is out of sight.
  */
 export async function clickNode(page, side, id) {
-  const where = () => page.evaluate(({ side, id }) => {
-    const host = document.getElementById(`graph-${side}`);
-    const item = [...host.querySelectorAll('li[data-id]')].find((li) => li.dataset.id === id);
-    if (!item) return null;
-    const canvas = host.querySelector('.graph-canvas');
-    const [scale, tx, ty] = canvas.dataset.transform.split(' ').map(Number);
-    const r = canvas.getBoundingClientRect();
+  const where = async () => {
+    const at = await nodeOnScreen(page, side, id);
+    if (!at) return null;
+    const { canvas: r, minimap: m } = at;
     // The minimap covers the bottom-right corner: a node there is not clickable until scrolled away.
-    const m = host.querySelector('.minimap:not([hidden])')?.getBoundingClientRect();
-    return { x: r.left + tx + Number(item.dataset.x) * scale, y: r.top + ty + Number(item.dataset.y) * scale,
-      r: { left: r.left, top: r.top, right: r.right, bottom: r.bottom }, m: m ? { left: m.left - 8, top: m.top - 8 } : null };
-  }, { side, id });
+    return { x: r.left + at.x, y: r.top + at.y, r, m: m ? { left: m.left - 8, top: m.top - 8 } : null };
+  };
   for (let attempt = 0; ; attempt++) {
     const pos = await where();
     if (!pos) throw new Error(`no drawn node ${id} on the ${side} side`);
@@ -162,18 +172,29 @@ export async function assertClean(page) {
   assert.deepEqual(p, { csp: [], dialogs: [], errors: [], console: [] });
 }
 
-/** Whether a drawn node's centre is inside its view (from its data-x/y and the canvas transform). */
-export function nodeInView(page, side, id) {
+/**
+ * Where a drawn node's centre is, from its list item's data-x/y and the canvas transform: x and y in
+ * the canvas's CSS pixels, with the canvas's and the minimap's page boxes; null for no such node.
+ */
+function nodeOnScreen(page, side, id) {
   return page.evaluate(({ side, id }) => {
     const host = document.getElementById(`graph-${side}`);
-    const li = [...host.querySelectorAll('li[data-id]')].find((l) => l.dataset.id === id);
-    if (!li) return false;
+    const item = [...host.querySelectorAll('li[data-id]')].find((li) => li.dataset.id === id);
+    if (!item) return null;
     const canvas = host.querySelector('.graph-canvas');
-    const [s, tx, ty] = canvas.dataset.transform.split(' ').map(Number);
-    const r = canvas.getBoundingClientRect();
-    const x = tx + Number(li.dataset.x) * s, y = ty + Number(li.dataset.y) * s;
-    return x >= 0 && x <= r.width && y >= 0 && y <= r.height;
+    const [scale, tx, ty] = canvas.dataset.transform.split(' ').map(Number);
+    const box = (e) => { const r = e.getBoundingClientRect(); return { left: r.left, top: r.top, right: r.right, bottom: r.bottom }; };
+    const minimap = host.querySelector('.minimap:not([hidden])');
+    return { x: tx + Number(item.dataset.x) * scale, y: ty + Number(item.dataset.y) * scale, canvas: box(canvas), minimap: minimap ? box(minimap) : null };
   }, { side, id });
+}
+
+/** Whether a drawn node's centre is inside its view. */
+export async function nodeInView(page, side, id) {
+  const at = await nodeOnScreen(page, side, id);
+  if (!at) return false;
+  const { x, y, canvas: r } = at;
+  return x >= 0 && x <= r.right - r.left && y >= 0 && y <= r.bottom - r.top;
 }
 
 /** Picks a theme with the page's Theme button (which cycles auto, light, dark), as a user does. */

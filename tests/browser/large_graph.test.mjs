@@ -4,20 +4,14 @@
 // the comparison with Netron is a separate benchmark.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { launchBrowser, median, newPage, pan, root, screenshot, startServer, waitDrawn } from './harness.mjs';
+import { rmSync } from 'node:fs';
+import { generatePair, launchBrowser, median, newPage, pan, screenshot, startServer, waitDrawn } from './harness.mjs';
 
 const BLOCKS = 1250;  // 4 ops a block: 5,001 float nodes; the QDQ model has 15,001
 let server, browser, dir;
 
 before(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'vq-large-'));
-  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-  const r = spawnSync(python, [path.join(root, 'tests/browser/make_large_pair.py'), dir, String(BLOCKS)], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
+  dir = generatePair('make_large_pair.py', 'vq-large-', BLOCKS);
   server = await startServer([['/large/', dir]]);
   browser = await launchBrowser();
 });

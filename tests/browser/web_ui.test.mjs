@@ -5,11 +5,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
-  assertClean, cli, clickNode, cliCompare, launchBrowser, newPage, nodeInView, pairsDir, pairUrl, root, screenshot, selectedIds, startServer, waitDrawn,
+  assertClean, cli, clickNode, cliCompare, generatePair, launchBrowser, newPage, nodeInView, pairsDir, pairUrl, screenshot, selectedIds, startServer, waitDrawn,
 } from './harness.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
@@ -19,13 +18,8 @@ let server, browser, payloadDir, externalDir;
 const reference = cliCompare(pairFile(PAIR, 'float.onnx'), pairFile(PAIR, 'quant.onnx'));
 
 before(async () => {
-  payloadDir = mkdtempSync(path.join(tmpdir(), 'vq-payload-'));
-  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-  const r = spawnSync(python, [path.join(root, 'tests/browser/make_payload_pair.py'), payloadDir], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  externalDir = mkdtempSync(path.join(tmpdir(), 'vq-external-'));
-  const e = spawnSync(python, [path.join(root, 'tests/browser/make_large_pair.py'), externalDir, '3', '--external'], { encoding: 'utf8' });
-  assert.equal(e.status, 0, e.stderr);
+  payloadDir = generatePair('make_payload_pair.py', 'vq-payload-');
+  externalDir = generatePair('make_large_pair.py', 'vq-external-', 3, '--external');
   server = await startServer([['/models/', pairsDir], ['/payload/', payloadDir]]);
   browser = await launchBrowser();
 });
