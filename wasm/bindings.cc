@@ -246,6 +246,15 @@ class ModelLayouts : public ExternalFiles {
     });
   }
 
+  // The open model's inspect report, byte-identical to Session::inspect of the same bytes, without
+  // loading them again.
+  CallResult inspect() {
+    return guarded_call([&] {
+      if (!session_) throw vq::Error(vq::ErrorCode::Usage, "no model is open");
+      return vq::dump_report(vq::inspect_report(session_->model(), session_->file_name()));
+    });
+  }
+
   // One node's detail, as Session::node for the open comparison.
   CallResult node(const std::string& id_or_name) {
     return lookup_call([&] {
@@ -370,6 +379,7 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .constructor<>()
       .function("open", &ModelLayouts::open)
       .function("view", &ModelLayouts::view)
+      .function("inspect", &ModelLayouts::inspect)
       .function("node", &ModelLayouts::node);
   emscripten::class_<GraphLayout>("GraphLayout")
       .constructor<>()

@@ -487,6 +487,8 @@ export interface LayoutResult {
 export interface ModelLayoutViews {
   /** JSON text of a LayoutReport, the same as VisualQuant.layout gives for these options. */
   view(options?: LayoutOptions): string;
+  /** JSON text of the model's InspectReport, as VisualQuant.inspect gives, without loading it again. */
+  inspect(): string;
   /** JSON text of a NodeReport, by node id or unique name; throws VisualQuantError('not_found'). */
   node(nodeName: string): string;
   /** Frees the model; view() must not be called afterwards. */

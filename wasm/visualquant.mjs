@@ -164,6 +164,8 @@ export class VisualQuant {
           for (const p of scratch) m._free(p);
         }
       },
+      /** The model's inspect report (JSON text), as VisualQuant.inspect gives, from the model already loaded. */
+      inspect: () => unwrap(layouts.inspect()),
       /** One node's detail (JSON text), as OpenComparison.node for this model. */
       node: (nodeName) => unwrap(layouts.node(nodeName)),
       close,

@@ -1,7 +1,7 @@
 // Builds the web page into web/dist with esbuild: the UI (main.js, with the chart code split into
 // a chunk loaded on first use), the core's Web Worker (worker.js, the wasm wrapper bundled in), the
 // wasm module next to it, the page and its styles. Needs the wasm build (build/wasm/dist).
-//   node web/build.mjs [--wasm-dist DIR] [--out DIR]
+//   node web/build.mjs [--wasm-dist DIR] [--out DIR]   (VQ_NO_MINIFY=1: readable bundles, for profiling)
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';

@@ -50,8 +50,9 @@ test('single-model viewer node() == CLI, nodes in If/Loop bodies and Constants i
       assert.equal(JSON.parse(text).id, id);
     }
     assert.throws(() => views.node('nope'), (e) => e.code === 'not_found');
-    // The viewer's layouts still come from the same open model.
+    // The viewer's layouts and inspect report still come from the same open model.
     assert.equal(JSON.parse(views.view({ view: 'nodes' })).report, 'visualquant.layout');
+    assert.equal(views.inspect(), core.inspect(readFileSync(model), 'subgraph_scopes.onnx'));
   } finally {
     views.close();
   }

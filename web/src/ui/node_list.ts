@@ -77,10 +77,6 @@ export class NodeList {
     this.items.forEach((li, i) => li.setAttribute(`data-${name}`, values[i] ?? ''));
   }
 
-  item(index: number): HTMLLIElement | undefined {
-    return this.items[index];
-  }
-
   /** An open group's Collapse button (what a click on its header does), or null. */
   private groupItem(layout: LayoutReport, g: number): HTMLLIElement | null {
     const group = layout.groups[g];

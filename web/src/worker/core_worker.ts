@@ -116,10 +116,8 @@ const handlers: { [M in Method]: Handler<M> } = {
     model?.views.close();
     model = null;
     progress(id, 'loading', `loading ${file.name}`);
-    const bytes = bytesOf(file), externalFiles = externalOf(external);
-    const inspect = core!.inspect(bytes, file.name, externalFiles);
-    model = { name: file.name, views: core!.openLayout(bytes, file.name, externalFiles) };
-    return withVersion('inspect', inspect, core!.version);
+    model = { name: file.name, views: core!.openLayout(bytesOf(file), file.name, externalOf(external)) };
+    return withVersion('inspect', model.views.inspect(), core!.version);
   },
   layoutModel({ view }, id) {
     const m = requireModel();
