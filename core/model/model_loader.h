@@ -19,6 +19,15 @@ struct LoadOptions {
   LoadLimits limits;
   bool run_checker = true;
   bool run_shape_inference = true;
+
+  // For callers that show no model warnings (compare, weights, layouts): the checker's findings
+  // appear only in inspect reports, and the alignment does not read them. In a browser this also
+  // spares compiling the checker's code during the first comparison.
+  static LoadOptions without_checker() {
+    LoadOptions o;
+    o.run_checker = false;
+    return o;
+  }
 };
 
 // `external` supplies data_location = EXTERNAL files; nullptr means none are available.

@@ -143,6 +143,25 @@ BOOST_AUTO_TEST_CASE(checker_findings_are_warnings_not_refusals) {
   BOOST_TEST(checker_warned);
 }
 
+// Comparisons load without the checker (LoadOptions::without_checker): its findings are warnings
+// that only inspect shows. The model is otherwise the same.
+BOOST_AUTO_TEST_CASE(without_the_checker_a_model_loads_the_same_less_its_findings) {
+  onnx::ModelProto m = identity_model();
+  *m.mutable_graph()->add_node() = make_node("NoSuchOp", {"X"}, {"Z"}, "mystery");
+  const Model checked = load_bytes(serialize(m));
+  const Model unchecked = load_bytes(serialize(m), LoadOptions::without_checker());
+  BOOST_TEST(unchecked.nodes.size() == checked.nodes.size());
+  BOOST_TEST(unchecked.values.size() == checked.values.size());
+  std::size_t other_warnings = 0;
+  for (const Warning& w : unchecked.warnings) {
+    BOOST_TEST(w.source != "checker");
+    ++other_warnings;
+  }
+  std::size_t checked_others = 0;
+  for (const Warning& w : checked.warnings) checked_others += w.source != "checker";
+  BOOST_TEST(other_warnings == checked_others);
+}
+
 BOOST_AUTO_TEST_CASE(empty_graph_loads) {
   onnx::ModelProto m = identity_model();
   m.mutable_graph()->clear_node();
