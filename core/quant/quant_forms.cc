@@ -3,6 +3,9 @@
 #include "quant/constant_eval.h"
 
 #include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 namespace vq {
 namespace {
@@ -55,6 +58,17 @@ std::string op_key(const std::string& domain, const std::string& op) { return do
 
 bool is_weight(const Model& m, ValueId v) { return stored_tensor(m, v) != kNone; }
 
+// The rules of each op type: a node's role is looked up, not searched for among every rule (this
+// runs for every node, many times over in one comparison).
+const std::unordered_map<std::string_view, std::vector<const OpRule*>>& rules_by_op_type() {
+  static const auto table = [] {
+    std::unordered_map<std::string_view, std::vector<const OpRule*>> t;
+    for (const OpRule& r : kOps) t[r.op_type].push_back(&r);
+    return t;
+  }();
+  return table;
+}
+
 }  // namespace
 
 const char* quant_form_name(QuantForm f) {
@@ -68,10 +82,11 @@ const char* quant_form_name(QuantForm f) {
 }
 
 std::optional<QuantOpRole> quant_op_role(const std::string& domain, const std::string& op_type) {
-  for (const OpRule& r : kOps) {
-    const std::string rule_domain = r.domain;
-    if (op_type == r.op_type && (rule_domain == "*" || rule_domain == domain)) return r.role;
-  }
+  const auto& table = rules_by_op_type();
+  const auto rules = table.find(op_type);
+  if (rules == table.end()) return std::nullopt;
+  for (const OpRule* r : rules->second)
+    if (std::string_view(r->domain) == "*" || domain == r->domain) return r->role;
   return std::nullopt;
 }
 
