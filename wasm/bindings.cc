@@ -99,6 +99,14 @@ class ExternalFiles {
   }
 
  protected:
+  enum class Checker { Skip, Run };
+  // A model from bytes JavaScript holds, with this object's external files. Only the calls that
+  // report a model's warnings (inspect) run the onnx checker: LoadOptions::without_checker.
+  vq::Model load(std::uintptr_t data, std::size_t size, Checker checker = Checker::Skip) const {
+    return vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_,
+                          checker == Checker::Run ? vq::LoadOptions() : vq::LoadOptions::without_checker());
+  }
+
   std::shared_ptr<vq::InMemoryExternalData> external_ = std::make_shared<vq::InMemoryExternalData>();
 };
 
@@ -108,7 +116,7 @@ class Session : public ExternalFiles {
 
   CallResult inspect(std::uintptr_t data, std::size_t size, const std::string& file_name) {
     return guarded_call([&] {
-      const vq::Model model = vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_);
+      const vq::Model model = load(data, size, Checker::Run);
       return vq::dump_report(vq::inspect_report(model, file_name));
     });
   }
@@ -119,8 +127,8 @@ class Session : public ExternalFiles {
   CallResult compare(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
                      std::size_t second_size, const std::string& second_name, bool with_weights) {
     return guarded_call([&] {
-      vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
-      vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
+      vq::Model a = load(first, first_size);
+      vq::Model b = load(second, second_size);
       return vq::dump_report(vq::compare_models(std::move(a), std::move(b), first_name, second_name, with_weights));
     });
   }
@@ -131,13 +139,13 @@ class Session : public ExternalFiles {
   CallResult open(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
                   std::size_t second_size, const std::string& second_name) {
     return guarded_call([&] {
-      vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
-      vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
+      vq::Model a = load(first, first_size);
+      vq::Model b = load(second, second_size);
       comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
       levels_ = vq::layout::LevelCache();
       // Compact: only the UI reads it (compare() is the CLI's bytes), and a large pair's report is
-      // tens of MB indented.
-      return vq::dump_compact(vq::comparison_report(*comparison_, false));
+      // tens of MB indented. Written as text directly: it is most of the time of a large open.
+      return vq::comparison_report_text(*comparison_);
     });
   }
 
@@ -180,7 +188,7 @@ class Session : public ExternalFiles {
   // `visualquant layout FIRST SECOND --json -`) without loading and aligning again.
   CallResult comparisonLayout(const std::string& options_json) {
     return with_comparison([&](const vq::Comparison& c) {
-      return vq::dump_compact(vq::layout_pair_report(vq::layout_comparison(c, vq::layout_options_from_json(options_json), &levels_)));
+      return vq::layout_pair_report_text(vq::layout_comparison(c, vq::layout_options_from_json(options_json), &levels_));
     });
   }
 
@@ -189,8 +197,7 @@ class Session : public ExternalFiles {
   CallResult comparisonLabels(const std::string& view) {
     return with_comparison([&](const vq::Comparison& c) {
       if (view != "logical" && view != "nodes") throw vq::Error(vq::ErrorCode::Usage, "view must be 'logical' or 'nodes'");
-      return vq::dump_compact(
-          vq::layout_labels_report(c, view == "nodes" ? vq::layout::ModelView::Nodes : vq::layout::ModelView::Logical));
+      return vq::layout_labels_report_text(c, view == "nodes" ? vq::layout::ModelView::Nodes : vq::layout::ModelView::Logical);
     });
   }
 
@@ -213,8 +220,8 @@ class Session : public ExternalFiles {
       vq::ModelLayoutOptions options = vq::layout_options_from_json(options_json);
       const double* measured = reinterpret_cast<const double*>(sizes);
       options.node_sizes.assign(measured, measured + size_count);
-      const vq::Model model = vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_);
-      return vq::dump_compact(vq::layout_report(vq::layout_model(model, options), file_name));
+      const vq::Model model = load(data, size);
+      return vq::layout_report_text(vq::layout_model(model, options), file_name);
     });
   }
 
@@ -223,9 +230,9 @@ class Session : public ExternalFiles {
                         std::size_t second_size, const std::string& second_name, const std::string& options_json) {
     return guarded_call([&] {
       const vq::ModelLayoutOptions options = vq::layout_options_from_json(options_json);
-      vq::Model a = vq::load_model(vq::SharedBytes::borrow(heap_pointer(first), first_size), external_);
-      vq::Model b = vq::load_model(vq::SharedBytes::borrow(heap_pointer(second), second_size), external_);
-      return vq::dump_compact(vq::layout_pair_report(vq::layout_model_pair(std::move(a), std::move(b), first_name, second_name, options)));
+      vq::Model a = load(first, first_size);
+      vq::Model b = load(second, second_size);
+      return vq::layout_pair_report_text(vq::layout_model_pair(std::move(a), std::move(b), first_name, second_name, options));
     });
   }
  private:
@@ -240,8 +247,8 @@ class ModelLayouts : public ExternalFiles {
   CallResult open(std::uintptr_t data, std::size_t size, const std::string& file_name) {
     return guarded_call([&] {
       session_.reset();
-      session_ = std::make_unique<vq::LayoutSession>(vq::load_model(vq::SharedBytes::borrow(heap_pointer(data), size), external_),
-                                                     file_name);
+      // The viewer shows this model's inspect report (warnings included).
+      session_ = std::make_unique<vq::LayoutSession>(load(data, size, Checker::Run), file_name);
       return std::string();
     });
   }

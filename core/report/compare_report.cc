@@ -11,6 +11,7 @@
 #include "util/format.h"
 #include "lint/quant_lint.h"
 #include "report/comparison.h"
+#include "report/json_writer.h"
 #include "report/weights_report.h"
 
 namespace vq {
@@ -20,6 +21,12 @@ using json = nlohmann::ordered_json;
 
 // Four decimals: readable, and the same digits on every platform.
 double rounded(double v) { return std::round(v * 10000.0) / 10000.0; }
+
+void write_node_ids(JsonWriter& w, const Model& m, const std::vector<NodeId>& nodes) {
+  w.begin_array();
+  for (NodeId n : nodes) w.value(m.nodes[n].id);
+  w.end_array();
+}
 
 json node_ids(const Model& m, const std::vector<NodeId>& nodes) {
   json out = json::array();
@@ -44,89 +51,115 @@ json side_summary(const CompareSide& s) {
 // small for big models; full per-channel series belong to the per-layer detail, asked for lazily.
 constexpr std::size_t kListedInReport = 16;
 
-json tensor_quant_json(const std::optional<TensorQuantization>& q) {
-  if (!q) return nullptr;
-  json out = {{"type", q->type}, {"granularity", q->granularity}, {"axis", q->axis},
-              {"block_size", q->block_size}, {"scale_count", q->scale_count}};
-  auto range = [](const std::vector<double>& v) {
-    if (v.empty()) return json(nullptr);
-    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    return json::array({*lo, *hi});
-  };
-  out["scale_range"] = range(q->scales);
-  out["zero_point_range"] = range(q->zero_points);
-  if (q->scales.size() <= kListedInReport) out["scales"] = q->scales;
-  if (q->zero_points.size() <= kListedInReport) out["zero_points"] = q->zero_points;
-  return out;
+void write_range(JsonWriter& w, const std::vector<double>& v) {
+  if (v.empty()) return w.null();
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  w.begin_array();
+  w.value(*lo);
+  w.value(*hi);
+  w.end_array();
 }
 
-json op_quantization_json(const Model& m, const LogicalOp& op) {
+void write_tensor_quant(JsonWriter& w, const std::optional<TensorQuantization>& q) {
+  if (!q) return w.null();
+  w.begin_object();
+  w.member("type", q->type);
+  w.member("granularity", q->granularity);
+  w.member("axis", q->axis);
+  w.member("block_size", q->block_size);
+  w.member("scale_count", q->scale_count);
+  w.key("scale_range");
+  write_range(w, q->scales);
+  w.key("zero_point_range");
+  write_range(w, q->zero_points);
+  if (q->scales.size() <= kListedInReport) w.member("scales", q->scales);
+  if (q->zero_points.size() <= kListedInReport) w.member("zero_points", q->zero_points);
+  w.end_object();
+}
+
+void write_op_quantization(JsonWriter& w, const Model& m, const LogicalOp& op) {
   const OpQuantization q = annotate_quantization(m, op);
-  json inputs = json::array();
-  for (const auto& in : q.inputs) inputs.push_back(tensor_quant_json(in));
-  return {{"weight", tensor_quant_json(q.weight)},
-          {"bias", tensor_quant_json(q.bias)},
-          {"inputs", std::move(inputs)},
-          {"output", tensor_quant_json(q.output)}};
+  w.begin_object();
+  w.key("weight");
+  write_tensor_quant(w, q.weight);
+  w.key("bias");
+  write_tensor_quant(w, q.bias);
+  w.key("inputs");
+  w.begin_array();
+  for (const auto& in : q.inputs) write_tensor_quant(w, in);
+  w.end_array();
+  w.key("output");
+  write_tensor_quant(w, q.output);
+  w.end_object();
 }
 
-json logical_graph_json(const CompareSide& s) {
-  json ops = json::array();
+void write_logical_graph(JsonWriter& w, const CompareSide& s) {
+  w.begin_array();
   for (LogicalId id = 0; id < s.logical.ops.size(); ++id) {
     const LogicalOp& op = s.logical.ops[id];
-    json preds = json::array(), succs = json::array();
-    for (LogicalId p : op.preds) preds.push_back(p);
-    for (LogicalId x : op.succs) succs.push_back(x);
-    json entry = {{"id", id},
-                  {"class", op.cls},
-                  {"op", s.model.nodes[op.primary].id},
-                  {"op_type", s.model.nodes[op.primary].op_type},
-                  {"nodes", node_ids(s.model, op.nodes)},
-                  {"preds", std::move(preds)},
-                  {"succs", std::move(succs)},
-                  {"quantized", op.quantized}};
-    if (op.quantized) entry["quantization"] = op_quantization_json(s.model, op);
-    if (const auto& w = s.weights[id])
-      entry["weight"] = {{"stored_type", w->stored_type}, {"channels", w->rows}, {"per_channel", w->cols},
-                         {"dequantized", w->dequantized}};
-    ops.push_back(std::move(entry));
+    w.begin_object();
+    w.member("id", id);
+    w.member("class", op.cls);
+    w.member("op", s.model.nodes[op.primary].id);
+    w.member("op_type", s.model.nodes[op.primary].op_type);
+    w.key("nodes");
+    write_node_ids(w, s.model, op.nodes);
+    w.member("preds", op.preds);
+    w.member("succs", op.succs);
+    w.member("quantized", op.quantized);
+    if (op.quantized) {
+      w.key("quantization");
+      write_op_quantization(w, s.model, op);
+    }
+    if (const auto& d = s.weights[id]) {
+      w.key("weight");
+      w.begin_object();
+      w.member("stored_type", d->stored_type);
+      w.member("channels", d->rows);
+      w.member("per_channel", d->cols);
+      w.member("dequantized", d->dequantized);
+      w.end_object();
+    }
+    w.end_object();
   }
-  return ops;
+  w.end_array();
+}
+
+void write_mapping(JsonWriter& w, const CompareSide& f, const CompareSide& q, const Alignment& a) {
+  w.begin_array();
+  for (const MappingEntry& e : a.entries) {
+    w.begin_object();
+    w.key("float");
+    write_node_ids(w, f.model, e.float_nodes);
+    w.key("quant");
+    write_node_ids(w, q.model, e.quant_nodes);
+    w.key("float_ops");
+    w.begin_array();
+    for (LogicalId id : e.float_ops) w.value(f.model.nodes[f.logical.ops[id].primary].id);
+    w.end_array();
+    w.key("quant_ops");
+    w.begin_array();
+    for (LogicalId id : e.quant_ops) w.value(q.model.nodes[q.logical.ops[id].primary].id);
+    w.end_array();
+    w.member("kind", e.kind);
+    w.member("confidence", rounded(e.confidence));
+    w.member("evidence", e.evidence);
+    w.end_object();
+  }
+  w.end_array();
 }
 
 bool weighted_class(const std::string& cls) {
   return cls == "conv" || cls == "matmul" || cls == "convtranspose" || cls == "gather" || cls == "attention";
 }
 
-}  // namespace
-
-json compare_report(const CompareSide& f, const CompareSide& q, const Alignment& a, bool swapped) {
-  json r;
-  r["report"] = "visualquant.compare";
-  r["version"] = kCompareReportVersion;
-  r["float"] = side_summary(f);
-  r["quant"] = side_summary(q);
-  r["argument_order_swapped"] = swapped;
-
+json summary_json(const CompareSide& q, const Alignment& a) {
   std::map<std::string, std::size_t> by_kind;
   for (const char* k : {"identical", "renamed", "fused", "lowered", "inserted", "removed"}) by_kind[k] = 0;
-  json mapping = json::array();
   std::vector<std::pair<double, std::size_t>> confidences;
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
     const MappingEntry& e = a.entries[i];
     ++by_kind[e.kind];
-    json evidence = json::array();
-    for (const std::string& s : e.evidence) evidence.push_back(s);
-    std::vector<NodeId> float_ops, quant_ops;
-    for (LogicalId id : e.float_ops) float_ops.push_back(f.logical.ops[id].primary);
-    for (LogicalId id : e.quant_ops) quant_ops.push_back(q.logical.ops[id].primary);
-    mapping.push_back({{"float", node_ids(f.model, e.float_nodes)},
-                       {"quant", node_ids(q.model, e.quant_nodes)},
-                       {"float_ops", node_ids(f.model, float_ops)},
-                       {"quant_ops", node_ids(q.model, quant_ops)},
-                       {"kind", e.kind},
-                       {"confidence", rounded(e.confidence)},
-                       {"evidence", std::move(evidence)}});
     if (!e.float_ops.empty() && !e.quant_ops.empty()) confidences.emplace_back(rounded(e.confidence), i);
   }
   std::stable_sort(confidences.begin(), confidences.end());
@@ -140,26 +173,63 @@ json compare_report(const CompareSide& f, const CompareSide& q, const Alignment&
   }
   json kinds = json::object();
   for (const auto& [k, n] : by_kind) kinds[k] = n;
-  r["summary"] = {{"entries", a.entries.size()},
-                  {"by_kind", kinds},
-                  {"mean_confidence", rounded(a.mean_confidence)},
-                  {"fusions", a.fusions.size()},
-                  {"weighted_ops_left_float", std::move(left_float)},
-                  {"least_confident_entries", std::move(least)}};
+  return {{"entries", a.entries.size()},
+          {"by_kind", kinds},
+          {"mean_confidence", rounded(a.mean_confidence)},
+          {"fusions", a.fusions.size()},
+          {"weighted_ops_left_float", std::move(left_float)},
+          {"least_confident_entries", std::move(least)}};
+}
+
+json fusions_json(const CompareSide& f, const CompareSide& q, const Alignment& a) {
   json fusions = json::array();
   for (const FusionGroup& g : a.fusions) {
+    const MappingEntry& e = a.entries[g.entry];
     fusions.push_back({{"pattern", g.pattern},
                        {"entry", g.entry},
-                       {"float", mapping[g.entry]["float"]},
-                       {"quant", mapping[g.entry]["quant"]},
+                       {"float", node_ids(f.model, e.float_nodes)},
+                       {"quant", node_ids(q.model, e.quant_nodes)},
                        {"verification", g.verification},
                        {"detail", g.detail}});
   }
-  // Moved, not copied: the mapping of a large pair is tens of thousands of values.
-  r["mapping"] = std::move(mapping);
-  r["fusions"] = std::move(fusions);
-  r["logical_graphs"] = {{"float", logical_graph_json(f)}, {"quant", logical_graph_json(q)}};
-  return r;
+  return fusions;
+}
+
+}  // namespace
+
+// The small parts are nlohmann values; the mapping and the logical graphs, which grow with the
+// models, are written directly (json_writer.h says why).
+std::string compare_report_text(const CompareSide& f, const CompareSide& q, const Alignment& a, bool swapped) {
+  std::string text;
+  JsonWriter w(text);
+  w.begin_object();
+  w.member("report", "visualquant.compare");
+  w.member("version", kCompareReportVersion);
+  w.key("float");
+  w.fragment(side_summary(f));
+  w.key("quant");
+  w.fragment(side_summary(q));
+  w.member("argument_order_swapped", swapped);
+  w.key("summary");
+  w.fragment(summary_json(q, a));
+  w.key("mapping");
+  write_mapping(w, f, q, a);
+  w.key("fusions");
+  w.fragment(fusions_json(f, q, a));
+  w.key("logical_graphs");
+  w.begin_object();
+  w.key("float");
+  write_logical_graph(w, f);
+  w.key("quant");
+  write_logical_graph(w, q);
+  w.end_object();
+  w.end_object();
+  text += '\n';
+  return text;
+}
+
+json compare_report(const CompareSide& f, const CompareSide& q, const Alignment& a, bool swapped) {
+  return json::parse(compare_report_text(f, q, a, swapped));
 }
 
 json lint_report(const Comparison& c) {
@@ -169,9 +239,17 @@ json lint_report(const Comparison& c) {
   return lint;
 }
 
+namespace {
+CompareSide float_side(const Comparison& c) { return {c.float_model, c.float_graph, c.float_weights, c.float_name}; }
+CompareSide quant_side(const Comparison& c) { return {c.quant_model, c.quant_graph, c.quant_weights, c.quant_name}; }
+}  // namespace
+
+std::string comparison_report_text(const Comparison& c) {
+  return compare_report_text(float_side(c), quant_side(c), c.alignment, c.swapped);
+}
+
 json comparison_report(const Comparison& c, bool with_analysis) {
-  json r = compare_report({c.float_model, c.float_graph, c.float_weights, c.float_name},
-                          {c.quant_model, c.quant_graph, c.quant_weights, c.quant_name}, c.alignment, c.swapped);
+  json r = compare_report(float_side(c), quant_side(c), c.alignment, c.swapped);
   if (with_analysis) {
     r["weights"] = weights_report(c, WeightAnalysisOptions{});
     r["lint"] = lint_report(c);

@@ -26,6 +26,10 @@ struct CompareSide {
 // was quantized-then-float and was corrected.
 nlohmann::ordered_json compare_report(const CompareSide& float_side, const CompareSide& quant_side,
                                       const Alignment& alignment, bool swapped);
+// The same report as compact JSON text (dump_compact's bytes, trailing newline included), written
+// without building it as nlohmann values first: what the wasm session gives the UI.
+std::string compare_report_text(const CompareSide& float_side, const CompareSide& quant_side, const Alignment& alignment,
+                                bool swapped);
 
 std::string compare_text(const nlohmann::ordered_json& report);
 
@@ -33,6 +37,8 @@ struct Comparison;
 
 // The report of a comparison already made; `with_analysis` adds "weights" and "lint".
 nlohmann::ordered_json comparison_report(const Comparison& c, bool with_analysis);
+// comparison_report(c, false) as compact JSON text (compare_report_text).
+std::string comparison_report_text(const Comparison& c);
 // The quantization lint as report JSON: [{severity, check, node, message}].
 nlohmann::ordered_json lint_report(const Comparison& c);
 

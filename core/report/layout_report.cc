@@ -11,6 +11,7 @@
 #include "quant/logical_graph.h"
 #include "report/compare_report.h"
 #include "report/comparison.h"
+#include "report/json_writer.h"
 #include "util/error.h"
 #include "util/format.h"
 
@@ -161,136 +162,209 @@ PairedModelLayout layout_comparison(const Comparison& a, const ModelLayoutOption
   return out;
 }
 
-json layout_report(const ModelLayout& layout, const std::string& file_name) {
-  return layout_report(layout.graph, layout.result, layout.collapsed, file_name);
-}
-
 namespace {
 
-json group_or_null(std::int32_t g) { return g == layout::kNoGroup ? json(nullptr) : json(g); }
-
-// A model node as both reports list it (its place in the layout report comes after).
-json model_node_json(const layout::ModelGraph& mg, std::int32_t i) {
-  json node = {{"index", i}, {"kind", mg.kind[i]}, {"id", mg.id[i]}, {"label", mg.label[i]}};
-  if (mg.logical_op[i] >= 0) node["op"] = mg.logical_op[i];
-  node["parent"] = group_or_null(mg.graph.node_group[i]);
-  return node;
+void write_group_or_null(JsonWriter& w, std::int32_t g) {
+  if (g == layout::kNoGroup) w.null();
+  else w.value(g);
 }
 
-// A group as both reports list it (its state and box in the layout report come after).
-json group_json(const layout::ModelGraph& mg, std::int32_t g) {
-  return {{"name", mg.group_name[g]},
-          {"label", mg.group_label[g]},
-          {"parent", group_or_null(mg.graph.group_parent[g])},
-          {"members", mg.group_members[g]}};
+// A model node's fields as both reports list them (its place in the layout report comes after).
+void write_model_node_fields(JsonWriter& w, const layout::ModelGraph& mg, std::int32_t i) {
+  w.member("index", i);
+  w.member("kind", mg.kind[i]);
+  w.member("id", mg.id[i]);
+  w.member("label", mg.label[i]);
+  if (mg.logical_op[i] >= 0) w.member("op", mg.logical_op[i]);
+  w.key("parent");
+  write_group_or_null(w, mg.graph.node_group[i]);
 }
 
-json labels_side(const layout::ModelGraph& mg, const std::string& file_name) {
-  json nodes = json::array(), groups = json::array();
-  for (std::size_t i = 0; i < mg.id.size(); ++i) nodes.push_back(model_node_json(mg, static_cast<std::int32_t>(i)));
-  for (std::size_t g = 0; g < mg.group_name.size(); ++g) groups.push_back(group_json(mg, static_cast<std::int32_t>(g)));
-  return {{"file", file_name}, {"nodes", std::move(nodes)}, {"groups", std::move(groups)}};
+// A group's fields as both reports list them (its state and box in the layout report come after).
+void write_group_fields(JsonWriter& w, const layout::ModelGraph& mg, std::int32_t g) {
+  w.member("name", mg.group_name[g]);
+  w.member("label", mg.group_label[g]);
+  w.key("parent");
+  write_group_or_null(w, mg.graph.group_parent[g]);
+  w.member("members", mg.group_members[g]);
 }
 
-}  // namespace
-
-json layout_labels_report(const Comparison& c, layout::ModelView view) {
-  json report;
-  report["report"] = "visualquant.layout_labels";
-  report["version"] = kLayoutReportVersion;
-  report["view"] = view == layout::ModelView::Nodes ? "nodes" : "logical";
-  report["argument_order_swapped"] = c.swapped;
-  report["float"] = labels_side(layout::model_graph(c.float_model, c.float_graph, view), c.float_name);
-  report["quant"] = labels_side(layout::model_graph(c.quant_model, c.quant_graph, view), c.quant_name);
-  return report;
+void write_labels_side(JsonWriter& w, const layout::ModelGraph& mg, const std::string& file_name) {
+  w.begin_object();
+  w.member("file", file_name);
+  w.key("nodes");
+  w.begin_array();
+  for (std::size_t i = 0; i < mg.id.size(); ++i) {
+    w.begin_object();
+    write_model_node_fields(w, mg, static_cast<std::int32_t>(i));
+    w.end_object();
+  }
+  w.end_array();
+  w.key("groups");
+  w.begin_array();
+  for (std::size_t g = 0; g < mg.group_name.size(); ++g) {
+    w.begin_object();
+    write_group_fields(w, mg, static_cast<std::int32_t>(g));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
 }
 
-json layout_report(const layout::ModelGraph& mg, const layout::Result& r, const std::vector<std::uint8_t>& collapsed_groups,
-                   const std::string& file_name) {
-  json report;
-  report["report"] = "visualquant.layout";
-  report["version"] = kLayoutReportVersion;
-  report["file"] = file_name;
-  report["view"] = mg.view == layout::ModelView::Nodes ? "nodes" : "logical";
-  report["collapsed"] = !collapsed_groups.empty();
-  report["width"] = rounded(r.width);
-  report["height"] = rounded(r.height);
-  report["stats"] = {{"nodes", r.node_count()},          {"edges", r.edge_count()},
-                     {"layers", r.stats.layers},         {"dummies", r.stats.dummies},
-                     {"crossings", r.stats.crossings},   {"edge_length", rounded(r.stats.edge_length)},
-                     {"reversed", r.stats.reversed},     {"stubs", r.stats.stubs},
-                     {"self_loops", r.stats.self_loops}, {"levels", r.stats.levels},
-                     {"model_nodes", mg.id.size()},
-                     {"model_edges", mg.badge.size()}};
+void write_layout_report(JsonWriter& w, const layout::ModelGraph& mg, const layout::Result& r,
+                         const std::vector<std::uint8_t>& collapsed_groups, const std::string& file_name) {
+  w.begin_object();
+  w.member("report", "visualquant.layout");
+  w.member("version", kLayoutReportVersion);
+  w.member("file", file_name);
+  w.member("view", mg.view == layout::ModelView::Nodes ? "nodes" : "logical");
+  w.member("collapsed", !collapsed_groups.empty());
+  w.member("width", rounded(r.width));
+  w.member("height", rounded(r.height));
+  w.key("stats");
+  w.begin_object();
+  w.member("nodes", r.node_count());
+  w.member("edges", r.edge_count());
+  w.member("layers", r.stats.layers);
+  w.member("dummies", r.stats.dummies);
+  w.member("crossings", r.stats.crossings);
+  w.member("edge_length", rounded(r.stats.edge_length));
+  w.member("reversed", r.stats.reversed);
+  w.member("stubs", r.stats.stubs);
+  w.member("self_loops", r.stats.self_loops);
+  w.member("levels", r.stats.levels);
+  w.member("model_nodes", mg.id.size());
+  w.member("model_edges", mg.badge.size());
+  w.end_object();
 
-  json nodes = json::array();
+  w.key("nodes");
+  w.begin_array();
   for (std::size_t v = 0; v < r.node_count(); ++v) {
-    json node;
+    w.begin_object();
     if (r.ref[v] >= 0) {
-      node = model_node_json(mg, r.ref[v]);
+      write_model_node_fields(w, mg, r.ref[v]);
     } else {
       const std::int32_t g = -r.ref[v] - 1;
-      node = {{"group", g},
-              {"kind", "group"},
-              {"id", mg.group_name[g]},
-              {"label", mg.group_label[g]},
-              {"members", mg.group_members[g]},
-              {"parent", group_or_null(mg.graph.group_parent[g])}};
+      w.member("group", g);
+      w.member("kind", "group");
+      w.member("id", mg.group_name[g]);
+      w.member("label", mg.group_label[g]);
+      w.member("members", mg.group_members[g]);
+      w.key("parent");
+      write_group_or_null(w, mg.graph.group_parent[g]);
     }
-    node["x"] = rounded(r.x[v]);
-    node["y"] = rounded(r.y[v]);
-    node["w"] = rounded(r.w[v]);
-    node["h"] = rounded(r.h[v]);
-    nodes.push_back(std::move(node));
+    w.member("x", rounded(r.x[v]));
+    w.member("y", rounded(r.y[v]));
+    w.member("w", rounded(r.w[v]));
+    w.member("h", rounded(r.h[v]));
+    w.end_object();
   }
-  report["nodes"] = std::move(nodes);
+  w.end_array();
 
-  json edges = json::array();
+  w.key("edges");
+  w.begin_array();
   for (std::size_t e = 0; e < r.edge_count(); ++e) {
-    json edge = {{"from", r.from[e]}, {"to", r.to[e]}};
-    json points = json::array();
+    w.begin_object();
+    w.member("from", r.from[e]);
+    w.member("to", r.to[e]);
+    w.key("points");
+    w.begin_array();
     for (std::int32_t p = r.point_begin[e]; p < r.point_begin[e + 1]; ++p) {
-      points.push_back(rounded(r.points[2 * p]));
-      points.push_back(rounded(r.points[2 * p + 1]));
+      w.value(rounded(r.points[2 * p]));
+      w.value(rounded(r.points[2 * p + 1]));
     }
-    edge["points"] = std::move(points);
-    if (r.count[e] > 1) edge["count"] = r.count[e];
+    w.end_array();
+    if (r.count[e] > 1) w.member("count", r.count[e]);
     if (r.count[e] == 1 && !mg.badge[r.first_edge[e]].empty()) {
-      edge["badge"] = mg.badge[r.first_edge[e]];
-      edge["badge_nodes"] = mg.badge_nodes[r.first_edge[e]];
+      w.member("badge", mg.badge[r.first_edge[e]]);
+      w.member("badge_nodes", mg.badge_nodes[r.first_edge[e]]);
     }
-    if (r.flags[e] & layout::kReversed) edge["reversed"] = true;
-    if (r.flags[e] & layout::kStub) edge["stub"] = true;
-    if (r.flags[e] & layout::kSelfLoop) edge["self_loop"] = true;
-    edges.push_back(std::move(edge));
+    if (r.flags[e] & layout::kReversed) w.member("reversed", true);
+    if (r.flags[e] & layout::kStub) w.member("stub", true);
+    if (r.flags[e] & layout::kSelfLoop) w.member("self_loop", true);
+    w.end_object();
   }
-  report["edges"] = std::move(edges);
+  w.end_array();
 
   // Every group with its state in this view, and its box when it is open with something inside.
   std::vector<std::int32_t> box_of(mg.group_name.size(), -1);
   for (std::size_t i = 0; i < r.group.size(); ++i) box_of[r.group[i]] = static_cast<std::int32_t>(i);
   std::vector<std::uint8_t> hidden(mg.group_name.size(), 0);
   const layout::GroupTree tree = layout::group_tree(mg.graph);
-  json groups = json::array();
   for (std::int32_t g : tree.order) {
     const std::int32_t p = tree.parent[g];
     hidden[g] = p != layout::kNoGroup && (hidden[p] || (!collapsed_groups.empty() && collapsed_groups[p]));
   }
+  w.key("groups");
+  w.begin_array();
   for (std::size_t g = 0; g < mg.group_name.size(); ++g) {
     const bool collapsed = !collapsed_groups.empty() && collapsed_groups[g];
-    json group = group_json(mg, static_cast<std::int32_t>(g));
-    group["state"] = hidden[g] ? "hidden" : collapsed ? "collapsed" : "expanded";
+    w.begin_object();
+    write_group_fields(w, mg, static_cast<std::int32_t>(g));
+    w.member("state", hidden[g] ? "hidden" : collapsed ? "collapsed" : "expanded");
+    w.key("box");
     if (box_of[g] >= 0) {
       const std::size_t i = box_of[g];
-      group["box"] = {rounded(r.group_x[i]), rounded(r.group_y[i]), rounded(r.group_w[i]), rounded(r.group_h[i])};
+      w.begin_array();
+      for (double v : {r.group_x[i], r.group_y[i], r.group_w[i], r.group_h[i]}) w.value(rounded(v));
+      w.end_array();
     } else {
-      group["box"] = nullptr;
+      w.null();
     }
-    if (std::binary_search(r.scattered.begin(), r.scattered.end(), static_cast<std::int32_t>(g))) group["scattered"] = true;
-    groups.push_back(std::move(group));
+    if (std::binary_search(r.scattered.begin(), r.scattered.end(), static_cast<std::int32_t>(g))) w.member("scattered", true);
+    w.end_object();
   }
-  report["groups"] = std::move(groups);
-  return report;
+  w.end_array();
+  w.end_object();
+}
+
+// The text of a report `write` makes: dump_compact's bytes (trailing newline included).
+template <typename Write>
+std::string report_text(Write&& write) {
+  std::string text;
+  JsonWriter w(text);
+  write(w);
+  text += '\n';
+  return text;
+}
+
+}  // namespace
+
+std::string layout_labels_report_text(const Comparison& c, layout::ModelView view) {
+  return report_text([&](JsonWriter& w) {
+    w.begin_object();
+    w.member("report", "visualquant.layout_labels");
+    w.member("version", kLayoutReportVersion);
+    w.member("view", view == layout::ModelView::Nodes ? "nodes" : "logical");
+    w.member("argument_order_swapped", c.swapped);
+    w.key("float");
+    write_labels_side(w, layout::model_graph(c.float_model, c.float_graph, view), c.float_name);
+    w.key("quant");
+    write_labels_side(w, layout::model_graph(c.quant_model, c.quant_graph, view), c.quant_name);
+    w.end_object();
+  });
+}
+
+json layout_labels_report(const Comparison& c, layout::ModelView view) {
+  return json::parse(layout_labels_report_text(c, view));
+}
+
+std::string layout_report_text(const layout::ModelGraph& mg, const layout::Result& r,
+                               const std::vector<std::uint8_t>& collapsed_groups, const std::string& file_name) {
+  return report_text([&](JsonWriter& w) { write_layout_report(w, mg, r, collapsed_groups, file_name); });
+}
+
+std::string layout_report_text(const ModelLayout& layout, const std::string& file_name) {
+  return layout_report_text(layout.graph, layout.result, layout.collapsed, file_name);
+}
+
+json layout_report(const ModelLayout& layout, const std::string& file_name) {
+  return json::parse(layout_report_text(layout, file_name));
+}
+
+json layout_report(const layout::ModelGraph& mg, const layout::Result& r, const std::vector<std::uint8_t>& collapsed_groups,
+                   const std::string& file_name) {
+  return json::parse(layout_report_text(mg, r, collapsed_groups, file_name));
 }
 
 LayoutSession::LayoutSession(Model model, std::string file_name)
@@ -329,21 +403,33 @@ std::string LayoutSession::layout(const ModelLayoutOptions& options) {
   }
   recent_.push_back(key);
   const layout::Result result = layout::layout(graph->second.graph, engine, &levels_);
-  return cache_[key] = dump_compact(layout_report(graph->second, result, engine.collapsed, file_name_));
+  return cache_[key] = layout_report_text(graph->second, result, engine.collapsed, file_name_);
 }
 
-json layout_pair_report(const PairedModelLayout& pair) {
-  json report;
-  report["report"] = "visualquant.layout_pair";
-  report["version"] = kLayoutReportVersion;
-  report["argument_order_swapped"] = pair.swapped;
-  report["float"] = layout_report(pair.float_side, pair.float_name);
-  report["quant"] = layout_report(pair.quant_side, pair.quant_name);
-  json matches = json::array();
-  for (const auto& [f, q] : pair.matches) matches.push_back({f, q});
-  report["matches"] = std::move(matches);
-  return report;
+std::string layout_pair_report_text(const PairedModelLayout& pair) {
+  return report_text([&](JsonWriter& w) {
+    w.begin_object();
+    w.member("report", "visualquant.layout_pair");
+    w.member("version", kLayoutReportVersion);
+    w.member("argument_order_swapped", pair.swapped);
+    w.key("float");
+    write_layout_report(w, pair.float_side.graph, pair.float_side.result, pair.float_side.collapsed, pair.float_name);
+    w.key("quant");
+    write_layout_report(w, pair.quant_side.graph, pair.quant_side.result, pair.quant_side.collapsed, pair.quant_name);
+    w.key("matches");
+    w.begin_array();
+    for (const auto& [f, q] : pair.matches) {
+      w.begin_array();
+      w.value(f);
+      w.value(q);
+      w.end_array();
+    }
+    w.end_array();
+    w.end_object();
+  });
 }
+
+json layout_pair_report(const PairedModelLayout& pair) { return json::parse(layout_pair_report_text(pair)); }
 
 std::string layout_text(const json& report) {
   const json& s = report["stats"];

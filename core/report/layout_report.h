@@ -66,6 +66,11 @@ PairedModelLayout layout_model_pair(Model first, Model second, std::string first
 PairedModelLayout layout_comparison(const Comparison& comparison, const ModelLayoutOptions& options,
                                     layout::LevelCache* levels = nullptr);
 
+// Each report exists as text (dump_compact's bytes, written directly: report/json_writer.h), what
+// the wasm module returns, and as JSON values parsed from that text, for the CLI and the tests.
+std::string layout_report_text(const ModelLayout& layout, const std::string& file_name);
+std::string layout_report_text(const layout::ModelGraph& graph, const layout::Result& result,
+                               const std::vector<std::uint8_t>& collapsed, const std::string& file_name);
 nlohmann::ordered_json layout_report(const ModelLayout& layout, const std::string& file_name);
 nlohmann::ordered_json layout_report(const layout::ModelGraph& graph, const layout::Result& result,
                                      const std::vector<std::uint8_t>& collapsed, const std::string& file_name);
@@ -73,6 +78,7 @@ nlohmann::ordered_json layout_report(const layout::ModelGraph& graph, const layo
 // {"report": "visualquant.layout_pair", "version": 1, "argument_order_swapped", "float": <layout
 // report>, "quant": <layout report>, "matches": [[float node, quant node], ...]} (indices into each
 // side's "nodes").
+std::string layout_pair_report_text(const PairedModelLayout& pair);
 nlohmann::ordered_json layout_pair_report(const PairedModelLayout& pair);
 
 // Both layout graphs of a comparison in `view`, not laid out: every node as the layout report lists
@@ -81,6 +87,7 @@ nlohmann::ordered_json layout_pair_report(const PairedModelLayout& pair);
 // group each node is in when a layout hides it in a closed group.
 // {"report": "visualquant.layout_labels", "version": 1, "view", "argument_order_swapped",
 //  "float": {"file", "nodes", "groups"}, "quant": {...}}
+std::string layout_labels_report_text(const Comparison& comparison, layout::ModelView view);
 nlohmann::ordered_json layout_labels_report(const Comparison& comparison, layout::ModelView view);
 
 // One model opened for many views, as the UI expands and collapses groups: the model is loaded and
