@@ -10,7 +10,7 @@ import {
   isReference, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type Params, type ProgressMessage, type RequestMessage,
   type Result, type ToCore,
 } from '../protocol/messages';
-import { warmUpWhileIdle } from './warm_up';
+import { warmUpUntilRequested } from './warm_up';
 
 interface OpenPair {
   comparison: OpenComparison;
@@ -29,6 +29,8 @@ let pair: OpenPair | null = null;
 let model: { name: string; views: ModelLayoutViews } | null = null;
 const queue: RequestMessage[] = [];
 let draining = false;
+/** A request has come: the idle warm-up (warm_up.ts) is over. */
+let requested = false;
 
 function progress(id: number, stage: ProgressMessage['stage'], detail: string, fraction?: number) {
   post({ type: 'progress', id, stage, detail, ...(fraction === undefined ? {} : { fraction }) });
@@ -162,6 +164,7 @@ scope.onmessage = (event) => {
     }
     return;
   }
+  requested = true;
   queue.push(message);
   drain();
 };
@@ -176,7 +179,7 @@ async function start() {
   core.warmUp();
   post({ type: 'ready', version: core.version });
   drain();
-  warmUpWhileIdle(core, () => !draining && queue.length === 0);
+  warmUpUntilRequested(core, () => requested);
 }
 
 start().catch((e) => {

@@ -13,12 +13,14 @@ import exampleQuant from '../../../examples/quant_qdq.onnx';
 const ROUNDS = 30;
 
 /**
- * Runs the bundled example pair through the core, one round per task, while `idle()` says no
- * request waits; stops for good at the first request (the real work warms the core from then on).
+ * Runs the bundled example pair through the core, one round per task, until `requested()` says a
+ * request has come; then stops for good. The real work warms the core from then on, and a round
+ * run between two requests (the page parsing one answer before asking the next) would delay the
+ * second by a cold round, 0.1 to 0.3 s.
  */
-export function warmUpWhileIdle(core: VisualQuant, idle: () => boolean): void {
+export function warmUpUntilRequested(core: VisualQuant, requested: () => boolean): void {
   const round = (done: number) => {
-    if (done >= ROUNDS || !idle()) return;
+    if (done >= ROUNDS || requested()) return;
     const pair = core.open(exampleFloat, 'float.onnx', exampleQuant, 'quant.onnx');
     try {
       pair.labels();
