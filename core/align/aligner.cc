@@ -14,6 +14,7 @@
 #include "align/weight_signature.h"
 #include "quant/op_classes.h"
 #include "util/format.h"
+#include "util/out_of_line.h"
 
 namespace vq {
 namespace {
@@ -114,7 +115,7 @@ class Aligner {
   }
 
   // 1. Weight content: mutual best matches with a clear margin.
-  void weight_anchors() {
+  VQ_OUT_OF_LINE void weight_anchors() {
     std::vector<WeightCandidate> fw, qw;
     for (LogicalId i = 0; i < f_.g.ops.size(); ++i)
       if (f_.signature[i]) fw.push_back({static_cast<std::uint32_t>(i), &f_.op(i).cls, &*f_.signature[i]});
@@ -154,7 +155,7 @@ class Aligner {
   }
 
   // 2. Graph inputs and outputs, position by position.
-  void io_anchors() {
+  VQ_OUT_OF_LINE void io_anchors() {
     const auto& fin = f_.m.main_graph().inputs;
     const auto& qin = q_.m.main_graph().inputs;
     auto real_inputs = [](const Model& m) {
@@ -188,7 +189,7 @@ class Aligner {
   }
 
   // 3. Seed-and-extend.
-  void extend_all() {
+  VQ_OUT_OF_LINE void extend_all() {
     while (!work_.empty()) {
       const std::size_t d = work_.front();
       work_.pop_front();
@@ -226,7 +227,7 @@ class Aligner {
   // of the op's lowering. Only ops that serve the draft alone (single producer / consumer). A
   // Reshape between two ops serves its consumer: the ones before an op are taken while extending,
   // the ones after it only once every match is made (absorb_trailing_layout).
-  void absorb_quant_layout(std::size_t d, bool forward_too = false) {
+  VQ_OUT_OF_LINE void absorb_quant_layout(std::size_t d, bool forward_too = false) {
     Draft& draft = drafts_[d];
     auto in_draft = [&](LogicalId o) { return std::find(draft.q.begin(), draft.q.end(), o) != draft.q.end(); };
     auto float_has = [&](LogicalId q, bool forward) {
@@ -348,7 +349,7 @@ class Aligner {
   // the float region is grown from the rule's root op types, forward from the float side of the
   // op's matched producer (or from the graph input it reads), through unmatched ops of the types
   // the rule allows.
-  bool fuse_regions() {
+  VQ_OUT_OF_LINE bool fuse_regions() {
     bool any = false;
     for (LogicalId q = 0; q < q_.g.ops.size(); ++q) {
       if (q_.match[q] != kUnmatched) continue;
@@ -560,7 +561,7 @@ class Aligner {
   }
 
   // 4. What propagation could not reach: a greedy assignment over a cost, within each class.
-  bool greedy_leftovers() {
+  VQ_OUT_OF_LINE bool greedy_leftovers() {
     struct Candidate {
       double score;
       LogicalId f, q;
@@ -650,7 +651,7 @@ class Aligner {
     }
   }
 
-  Alignment finish() {
+  VQ_OUT_OF_LINE Alignment finish() {
     absorb_merged_transposes();
     Alignment out;
     for (Draft& d : drafts_) out.entries.push_back(make_entry(d));

@@ -9,6 +9,7 @@
 #include "layout/flat_layout.h"
 #include "layout/groups.h"
 #include "util/error.h"
+#include "util/out_of_line.h"
 
 namespace vq::layout {
 
@@ -559,8 +560,10 @@ std::vector<PairedLevel> pair_levels(const Side& a, const Side& b, const std::ve
   return out;
 }
 
-void lay_out_paired(Side& a, Side& b, const PairedLevel& level, std::vector<std::pair<std::int32_t, std::int32_t>>& matches,
-                    LevelCache* cache) {
+// Out of line: called once per level, it is optimised for the later levels in a browser
+// (util/out_of_line.h).
+VQ_OUT_OF_LINE void lay_out_paired(Side& a, Side& b, const PairedLevel& level,
+                                   std::vector<std::pair<std::int32_t, std::int32_t>>& matches, LevelCache* cache) {
   if (single_item(a, level.a) && single_item(b, level.b)) {
     const std::int32_t x = node_within(a, a.items[level.a][0]), y = node_within(b, b.items[level.b][0]);
     if (x >= 0 && y >= 0 && !level.joined.empty()) matches.push_back({x, y});

@@ -10,6 +10,7 @@
 
 #include "onnx/onnx_pb.h"
 #include "util/error.h"
+#include "util/out_of_line.h"
 
 namespace vq {
 namespace {
@@ -177,50 +178,8 @@ class GraphBuilder {
     // Nodes and their outputs first; inputs are resolved once every name of the graph is known
     // (a file need not list nodes in topological order).
     const std::size_t first_node = m_.nodes.size();
-    for (int i = 0; i < proto.node_size(); ++i) {
-      onnx::NodeProto& np = *proto.mutable_node(i);
-      const NodeId nid = static_cast<NodeId>(m_.nodes.size());
-      Node node;
-      node.id = node_id(np.name(), p.path, static_cast<std::size_t>(i));
-      node.name = np.name();
-      node.op_type = np.op_type();
-      node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
-      node.graph = g;
-      node.index_in_graph = static_cast<std::uint32_t>(i);
-      node.proto = &np;
-      m_.nodes.push_back(std::move(node));
-      m_.graphs[g].nodes.push_back(nid);
-      for (const std::string& out : np.output()) {
-        if (out.empty()) {
-          m_.nodes[nid].outputs.push_back(kNone);
-          continue;
-        }
-        const ValueId v = add_value(g, out, ValueKind::NodeOutput,
-                                    [&] { return "an output of node '" + m_.nodes[nid].id + "' (" + np.op_type() + ")"; });
-        m_.values[v].producer = nid;
-        m_.nodes[nid].outputs.push_back(v);
-      }
-      if (m_.nodes[nid].domain.empty() && np.op_type() == "Constant") read_constant(np, nid, g, label);
-      for (auto& attr : *np.mutable_attribute()) {
-        if (attr.has_g()) queue_body(attr.mutable_g(), g, nid, attr.name(), pending);
-        for (int k = 0; k < attr.graphs_size(); ++k)
-          queue_body(attr.mutable_graphs(k), g, nid, attr.name() + "[" + std::to_string(k) + "]", pending);
-      }
-    }
-    for (std::size_t n = first_node; n < m_.nodes.size(); ++n) {
-      const NodeId nid = static_cast<NodeId>(n);
-      for (const std::string& in : m_.nodes[nid].proto->input()) {
-        if (in.empty()) {
-          m_.nodes[nid].inputs.push_back(kNone);
-          continue;
-        }
-        const ValueId v = resolve(g, in, [&] {
-          return "node '" + m_.nodes[nid].id + "' (" + m_.nodes[nid].op_type + ") in " + label;
-        });
-        m_.values[v].consumers.push_back(nid);
-        m_.nodes[nid].inputs.push_back(v);
-      }
-    }
+    for (int i = 0; i < proto.node_size(); ++i) add_node(*proto.mutable_node(i), i, g, p.path, label, pending);
+    for (std::size_t n = first_node; n < m_.nodes.size(); ++n) connect_inputs(static_cast<NodeId>(n), g, label);
     for (const auto& out : proto.output()) {
       const ValueId v = resolve(g, out.name(), [&] { return "the outputs of " + label; });
       if (out.has_type()) m_.values[v].type = value_type_of(out.type());
@@ -230,6 +189,54 @@ class GraphBuilder {
       auto it = m_.graphs[g].values_by_name.find(info.name());
       if (it != m_.graphs[g].values_by_name.end() && m_.values[it->second].tensor == kNone)
         m_.values[it->second].type = value_type_of(info.type());
+    }
+  }
+
+  // One node of graph `g` and its outputs. Out of line, as connect_inputs: the loops over every node
+  // of a large graph then run in optimised code in a browser (util/out_of_line.h).
+  VQ_OUT_OF_LINE void add_node(onnx::NodeProto& np, int index, GraphId g, const std::string& path, const std::string& label,
+                               std::vector<PendingGraph>& pending) {
+    const NodeId nid = static_cast<NodeId>(m_.nodes.size());
+    Node node;
+    node.id = node_id(np.name(), path, static_cast<std::size_t>(index));
+    node.name = np.name();
+    node.op_type = np.op_type();
+    node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+    node.graph = g;
+    node.index_in_graph = static_cast<std::uint32_t>(index);
+    node.proto = &np;
+    m_.nodes.push_back(std::move(node));
+    m_.graphs[g].nodes.push_back(nid);
+    for (const std::string& out : np.output()) {
+      if (out.empty()) {
+        m_.nodes[nid].outputs.push_back(kNone);
+        continue;
+      }
+      const ValueId v = add_value(g, out, ValueKind::NodeOutput,
+                                  [&] { return "an output of node '" + m_.nodes[nid].id + "' (" + np.op_type() + ")"; });
+      m_.values[v].producer = nid;
+      m_.nodes[nid].outputs.push_back(v);
+    }
+    if (m_.nodes[nid].domain.empty() && np.op_type() == "Constant") read_constant(np, nid, g, label);
+    for (auto& attr : *np.mutable_attribute()) {
+      if (attr.has_g()) queue_body(attr.mutable_g(), g, nid, attr.name(), pending);
+      for (int k = 0; k < attr.graphs_size(); ++k)
+        queue_body(attr.mutable_graphs(k), g, nid, attr.name() + "[" + std::to_string(k) + "]", pending);
+    }
+  }
+
+  // A node's inputs, once every name of its graph is known.
+  VQ_OUT_OF_LINE void connect_inputs(NodeId nid, GraphId g, const std::string& label) {
+    for (const std::string& in : m_.nodes[nid].proto->input()) {
+      if (in.empty()) {
+        m_.nodes[nid].inputs.push_back(kNone);
+        continue;
+      }
+      const ValueId v = resolve(g, in, [&] {
+        return "node '" + m_.nodes[nid].id + "' (" + m_.nodes[nid].op_type + ") in " + label;
+      });
+      m_.values[v].consumers.push_back(nid);
+      m_.nodes[nid].inputs.push_back(v);
     }
   }
 

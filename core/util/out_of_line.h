@@ -1,0 +1,12 @@
+// VQ_OUT_OF_LINE keeps a large step out of the function that calls it.
+//
+// Why: in a browser, wasm code first runs as a quick baseline compiler made it; a function that
+// runs long is compiled again, optimised, on another thread, and the new code serves its next call
+// (wasm has no on-stack replacement). A driver that inlines every step it calls once becomes one
+// huge function, costly to optimise (tenths of a second of a two-core machine's time, while the
+// user waits) for a next call that only comes with the next comparison. Kept apart, a step called
+// again and again is optimised for its later calls, and one called once is not optimised in vain.
+// Natively the cost is one call per step.
+#pragma once
+
+#define VQ_OUT_OF_LINE __attribute__((noinline))
