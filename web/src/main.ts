@@ -265,6 +265,10 @@ class App {
       mark('drawn');
       byId('progress').hidden = true;
       this.running = null;
+      // The weight analysis keeps the core busy for a while: asked once the graphs are on screen,
+      // it does not slow the first frame down.
+      await afterNextFrame();
+      if (ticket !== this.opening) return;
       await this.loadAnalysis(ticket);
     } catch (e) {
       if (ticket !== this.opening) return;
@@ -692,6 +696,11 @@ class App {
   private hideError() {
     byId('error').hidden = true;
   }
+}
+
+/** Resolves in the task after the next frame's drawing. */
+function afterNextFrame(): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }
 
 /** Marks a stage of opening a pair on the page's performance timeline ("vq:aligned"), for the page benchmark's breakdown. */
