@@ -72,6 +72,16 @@ function memorySampler() {
   };
 }
 
+// A page in a fresh browser (its own profile): `work(page)`'s result, the browser closed after.
+async function inFreshBrowser(work) {
+  const browser = await launchBrowser();
+  try {
+    return await work(await newPage(browser.context));
+  } finally {
+    await browser.close();
+  }
+}
+
 const rows = [];
 for (const blocks of blockCounts) {
   const dir = generatePair('make_large_pair.py', 'vq-page-bench-', blocks);
@@ -109,9 +119,7 @@ async function openFromUrl(server, blocks) {
 // from the page's time origin, the navigation) and to analysed (weights and lint), the stages the
 // page marks; the first run also pans.
 async function timedOpen(server, blocks, withPanning) {
-  const browser = await launchBrowser();
-  try {
-    const page = await newPage(browser.context);
+  return inFreshBrowser(async (page) => {
     const started = Date.now();
     await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx`);
     await waitDrawn(page, false);
@@ -122,47 +130,38 @@ async function timedOpen(server, blocks, withPanning) {
       .map((m) => `${m.name.slice(3)} ${(m.startTime / 1000).toFixed(2)}`).join(', '));
     console.error(`${blocks} blocks, stages (s from navigation): ${stages}`);
     const nodes = await page.evaluate(() => ['float', 'quant'].map((s) => document.querySelectorAll(`#graph-${s} li[data-kind="op"]`).length));
-    const out = { drawn, analysed, nodes, clean: true };
+    const out = { drawn, analysed, nodes };
     if (withPanning) {
       out.readable = await pan(page, 'quant', 60, 120);
       await page.click('#zoom-fit');
       out.whole = await pan(page, 'quant', 30, 40);
     }
-    const problems = await page.problems();
-    out.clean = Object.values(problems).every((list) => list.length === 0);
+    out.clean = Object.values(await page.problems()).every((list) => list.length === 0);
     return out;
-  } finally {
-    await browser.close();
-  }
+  });
 }
 
 // The memory run: the same open with the sampler, through the analysis and some panning.
 async function measuredOpen(server, blocks) {
-  const browser = await launchBrowser();
-  try {
-    const page = await newPage(browser.context);
+  return inFreshBrowser(async (page) => {
     const memory = memorySampler();
     await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx`);
     await waitDrawn(page, true);
     await pan(page, 'quant', 30, 60);
     await page.click('#zoom-fit');
     await pan(page, 'quant', 15, 20);
-    const problems = await page.problems();
+    const clean = Object.values(await page.problems()).every((list) => list.length === 0);
     const peaks = memory.stop();
     const mb = (v) => Math.round(v / 1048576);
     console.error(`${blocks} blocks, sum of peak resident sizes by process kind (MB): ${JSON.stringify(Object.fromEntries(Object.entries(peaks.byKind).map(([k, v]) => [k, mb(v)])))}`);
-    return { ...peaks, clean: Object.values(problems).every((list) => list.length === 0) };
-  } finally {
-    await browser.close();
-  }
+    return { ...peaks, clean };
+  });
 }
 
 // The pair given through the file inputs of a page opened 3 s before, as a person choosing files
 // would (a fresh browser): seconds from the second file to the first frame with both graphs.
 async function openPicked(server, dir) {
-  const browser = await launchBrowser();
-  try {
-    const page = await newPage(browser.context);
+  return inFreshBrowser(async (page) => {
     await page.goto(server.url);
     await page.waitForTimeout(3000);
     await page.setInputFiles('#file-float', path.join(dir, 'float.onnx'));
@@ -171,9 +170,7 @@ async function openPicked(server, dir) {
     await waitDrawn(page, false);
     const painted = await page.evaluate(() => performance.timeOrigin + performance.getEntriesByName('vq:painted')[0].startTime);
     return (painted - started) / 1000;
-  } finally {
-    await browser.close();
-  }
+  });
 }
 
 console.log('| pair (float ops / nodes in both models) | drawn, from URLs (median; each run) | weights and lint | drawn, files given to an open page | pan, reading size | pan, whole graph | peak memory (PSS, all Chromium processes) | sum of peak resident sizes |');

@@ -189,25 +189,25 @@ void write_group_fields(JsonWriter& w, const layout::ModelGraph& mg, std::int32_
   w.member("members", mg.group_members[g]);
 }
 
+// An array of `count` objects, the i-th with the fields `fields(i)` writes.
+template <typename Fields>
+void write_objects(JsonWriter& w, std::size_t count, Fields&& fields) {
+  w.begin_array();
+  for (std::size_t i = 0; i < count; ++i) {
+    w.begin_object();
+    fields(static_cast<std::int32_t>(i));
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_labels_side(JsonWriter& w, const layout::ModelGraph& mg, const std::string& file_name) {
   w.begin_object();
   w.member("file", file_name);
   w.key("nodes");
-  w.begin_array();
-  for (std::size_t i = 0; i < mg.id.size(); ++i) {
-    w.begin_object();
-    write_model_node_fields(w, mg, static_cast<std::int32_t>(i));
-    w.end_object();
-  }
-  w.end_array();
+  write_objects(w, mg.id.size(), [&](std::int32_t i) { write_model_node_fields(w, mg, i); });
   w.key("groups");
-  w.begin_array();
-  for (std::size_t g = 0; g < mg.group_name.size(); ++g) {
-    w.begin_object();
-    write_group_fields(w, mg, static_cast<std::int32_t>(g));
-    w.end_object();
-  }
-  w.end_array();
+  write_objects(w, mg.group_name.size(), [&](std::int32_t g) { write_group_fields(w, mg, g); });
   w.end_object();
 }
 
