@@ -1,10 +1,10 @@
 /// <reference path="./bundled_models.d.ts" />
-// What the core's worker does while nobody waits for it. A browser compiles each wasm function when it
-// first runs, and compiles the ones that run often again, optimised, on its other threads: the first
-// comparison of a large pair pays for both and runs about four times slower than the second (Chromium,
-// two cores: 2.4 s against 0.55 s for a 20,000-node pair). Comparing a small pair a few times while
-// the user is still choosing files moves that work out of their way. One round is a few milliseconds,
-// so a request that arrives meanwhile waits for one round at most.
+// What the core's worker does before anyone asks it anything. A browser compiles each wasm function
+// when it first runs, and compiles the ones that run often again, optimised, on its other threads:
+// the first comparison of a large pair pays for both and runs several times slower than the second.
+// Comparing a small pair a few times while the user is still choosing files moves that work out of
+// their way. A warm round takes a few milliseconds and a cold one up to 0.3 s, so the first request
+// waits for one round at most; no round runs after it.
 import type { VisualQuant } from 'visualquant-core';
 import exampleFloat from '../../../examples/float.onnx';
 import exampleQuant from '../../../examples/quant_qdq.onnx';
