@@ -56,32 +56,51 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> weight_candidates(const std
   for (const WeightCandidate& w : float_weights) buckets[key_of(w)].first.push_back(&w);
   for (const WeightCandidate& w : quant_weights) buckets[key_of(w)].second.push_back(&w);
 
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;  // (quantized, float) while collecting
+  // Each quantized weight's candidates are collected together, float ids ascending: the result is
+  // these runs in quantized-id order, without sorting every pair (hundreds of thousands in a graph
+  // of thousands of identical blocks).
+  std::vector<std::uint32_t> floats;
+  struct Run {
+    std::uint32_t quant;
+    std::size_t begin, end;  // its float ids in `floats`
+  };
+  std::vector<Run> runs;
+  auto add_run = [&](std::uint32_t quant, std::size_t begin) {
+    std::sort(floats.begin() + static_cast<std::ptrdiff_t>(begin), floats.end());
+    runs.push_back({quant, begin, floats.size()});
+  };
   for (const auto& [key, sides] : buckets) {
     const auto& [fs, qs] = sides;
     if (fs.empty() || qs.empty()) continue;
     const bool hashable = std::get<3>(key) >= static_cast<std::size_t>(2 * kBandBits);
     if (fs.size() * qs.size() <= kExhaustivePairs || !hashable) {
-      for (const WeightCandidate* q : qs)
-        for (const WeightCandidate* f : fs) out.push_back({q->id, f->id});
+      for (const WeightCandidate* q : qs) {
+        const std::size_t begin = floats.size();
+        for (const WeightCandidate* f : fs) floats.push_back(f->id);
+        add_run(q->id, begin);
+      }
       continue;
     }
     std::map<std::uint32_t, std::vector<std::uint32_t>> float_by_band;
     for (const WeightCandidate* f : fs)
       for (std::uint32_t band : bands(pattern(*f->digest))) float_by_band[band].push_back(f->id);
     for (const WeightCandidate* q : qs) {
-      std::vector<std::uint32_t> found;
+      const std::size_t begin = floats.size();
       for (std::uint32_t band : bands(pattern(*q->digest))) {
         const auto it = float_by_band.find(band);
-        if (it != float_by_band.end()) found.insert(found.end(), it->second.begin(), it->second.end());
+        if (it != float_by_band.end()) floats.insert(floats.end(), it->second.begin(), it->second.end());
       }
-      std::sort(found.begin(), found.end());
-      found.erase(std::unique(found.begin(), found.end()), found.end());
-      for (std::uint32_t f : found) out.push_back({q->id, f});
+      std::sort(floats.begin() + static_cast<std::ptrdiff_t>(begin), floats.end());
+      floats.erase(std::unique(floats.begin() + static_cast<std::ptrdiff_t>(begin), floats.end()), floats.end());
+      add_run(q->id, begin);
     }
   }
-  std::sort(out.begin(), out.end());
-  for (auto& p : out) std::swap(p.first, p.second);
+  // A quantized weight is in one bucket only: one run each.
+  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.quant < b.quant; });
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  out.reserve(floats.size());
+  for (const Run& r : runs)
+    for (std::size_t k = r.begin; k < r.end; ++k) out.push_back({floats[k], r.quant});
   return out;
 }
 
