@@ -178,6 +178,13 @@ export class GraphView {
     this.edgeSpan = new Float64Array(layout.edges.length);
     /** Per node: the badges on the edges into it, as "badge@x,y@from id" (the node list's data-badges). */
     const badgesInto: string[][] = [];
+    // Thousands of edges carry the same few badge texts: each is measured once.
+    const badgeWidths = new Map<string, number>();
+    const badgeWidth = (text: string) => {
+      let w = badgeWidths.get(text);
+      if (w === undefined) badgeWidths.set(text, (w = this.ctx.measureText(text).width));
+      return w;
+    };
     this.badgeAt = layout.edges.map((e, i) => {
       const p = e.points;
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
@@ -193,7 +200,7 @@ export class GraphView {
       if (!e.badge) return null;
       const [x, y] = badgePosition(e);
       if (!e.stub) (badgesInto[e.to] ??= []).push(`${e.badge}@${x},${y}@${layout.nodes[e.from].id}`);
-      return [x, y, this.ctx.measureText(e.badge).width / 2 + 5];
+      return [x, y, badgeWidth(e.badge) / 2 + 5];
     });
     this.nodeList.set(layout, badgesInto);
     this.setPaints(paints);
