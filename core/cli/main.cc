@@ -242,12 +242,13 @@ int run_layout(const std::vector<std::string>& args) {
   std::string current;
   if (labels) {
     return guarded(&current, [&] {
-      const auto report = vq::layout_labels_report(*compare_files(models, current), options.view);
+      const std::string json_text = vq::layout_labels_report_text(*compare_files(models, current), options.view);
+      const auto report = nlohmann::ordered_json::parse(json_text);
       std::string text;
       for (const char* side : {"float", "quant"})
         text += report[side]["file"].get<std::string>() + ": " + std::to_string(report[side]["nodes"].size()) + " nodes, " +
                 std::to_string(report[side]["groups"].size()) + " groups\n";
-      return print_report(text, vq::dump_compact(report), json_path);
+      return print_report(text, json_text, json_path);
     });
   }
   return guarded(&current, [&] {
@@ -260,21 +261,22 @@ int run_layout(const std::vector<std::string>& args) {
     }
     current.clear();
     const auto t1 = clock::now();
-    nlohmann::ordered_json report;
-    std::string text;
+    // The JSON is written as the core made it; it is parsed only for the summary lines.
+    std::string json_text, text;
     if (loaded.size() == 1) {
-      report = vq::layout_report(vq::layout_model(loaded[0], options), base_name(models[0]));
-      text = vq::layout_text(report);
+      json_text = vq::layout_report_text(vq::layout_model(loaded[0], options), base_name(models[0]));
+      text = vq::layout_text(nlohmann::ordered_json::parse(json_text));
     } else {
-      report = vq::layout_pair_report(vq::layout_model_pair(std::move(loaded[0]), std::move(loaded[1]), base_name(models[0]),
-                                                            base_name(models[1]), options));
+      json_text = vq::layout_pair_report_text(vq::layout_model_pair(std::move(loaded[0]), std::move(loaded[1]),
+                                                                    base_name(models[0]), base_name(models[1]), options));
+      const auto report = nlohmann::ordered_json::parse(json_text);
       text = vq::layout_text(report["float"]) + vq::layout_text(report["quant"]) + "rows shared: " +
              std::to_string(report["matches"].size()) + " matched nodes at the same height on both sides\n";
     }
     const auto t2 = clock::now();  // the report is part of the job: the wasm side returns it too
     const auto ms = [](clock::duration d) { return vq::fixed(std::chrono::duration<double, std::milli>(d).count(), 1); };
     text += "time: load " + ms(t1 - t0) + " ms, layout " + ms(t2 - t1) + " ms\n";
-    return print_report(text, vq::dump_compact(report), json_path);
+    return print_report(text, json_text, json_path);
   });
 }
 

@@ -28,6 +28,13 @@ void write_node_ids(JsonWriter& w, const Model& m, const std::vector<NodeId>& no
   w.end_array();
 }
 
+// The node ids of logical ops' compute nodes.
+void write_primary_ids(JsonWriter& w, const CompareSide& s, const std::vector<LogicalId>& ops) {
+  w.begin_array();
+  for (LogicalId id : ops) w.value(s.model.nodes[s.logical.ops[id].primary].id);
+  w.end_array();
+}
+
 json node_ids(const Model& m, const std::vector<NodeId>& nodes) {
   json out = json::array();
   for (NodeId n : nodes) out.push_back(m.nodes[n].id);
@@ -134,13 +141,9 @@ void write_mapping(JsonWriter& w, const CompareSide& f, const CompareSide& q, co
     w.key("quant");
     write_node_ids(w, q.model, e.quant_nodes);
     w.key("float_ops");
-    w.begin_array();
-    for (LogicalId id : e.float_ops) w.value(f.model.nodes[f.logical.ops[id].primary].id);
-    w.end_array();
+    write_primary_ids(w, f, e.float_ops);
     w.key("quant_ops");
-    w.begin_array();
-    for (LogicalId id : e.quant_ops) w.value(q.model.nodes[q.logical.ops[id].primary].id);
-    w.end_array();
+    write_primary_ids(w, q, e.quant_ops);
     w.member("kind", e.kind);
     w.member("confidence", rounded(e.confidence));
     w.member("evidence", e.evidence);
@@ -200,32 +203,30 @@ json fusions_json(const CompareSide& f, const CompareSide& q, const Alignment& a
 // The small parts are nlohmann values; the mapping and the logical graphs, which grow with the
 // models, are written directly (json_writer.h says why).
 std::string compare_report_text(const CompareSide& f, const CompareSide& q, const Alignment& a, bool swapped) {
-  std::string text;
-  JsonWriter w(text);
-  w.begin_object();
-  w.member("report", "visualquant.compare");
-  w.member("version", kCompareReportVersion);
-  w.key("float");
-  w.fragment(side_summary(f));
-  w.key("quant");
-  w.fragment(side_summary(q));
-  w.member("argument_order_swapped", swapped);
-  w.key("summary");
-  w.fragment(summary_json(q, a));
-  w.key("mapping");
-  write_mapping(w, f, q, a);
-  w.key("fusions");
-  w.fragment(fusions_json(f, q, a));
-  w.key("logical_graphs");
-  w.begin_object();
-  w.key("float");
-  write_logical_graph(w, f);
-  w.key("quant");
-  write_logical_graph(w, q);
-  w.end_object();
-  w.end_object();
-  text += '\n';
-  return text;
+  return report_text([&](JsonWriter& w) {
+    w.begin_object();
+    w.member("report", "visualquant.compare");
+    w.member("version", kCompareReportVersion);
+    w.key("float");
+    w.fragment(side_summary(f));
+    w.key("quant");
+    w.fragment(side_summary(q));
+    w.member("argument_order_swapped", swapped);
+    w.key("summary");
+    w.fragment(summary_json(q, a));
+    w.key("mapping");
+    write_mapping(w, f, q, a);
+    w.key("fusions");
+    w.fragment(fusions_json(f, q, a));
+    w.key("logical_graphs");
+    w.begin_object();
+    w.key("float");
+    write_logical_graph(w, f);
+    w.key("quant");
+    write_logical_graph(w, q);
+    w.end_object();
+    w.end_object();
+  });
 }
 
 json compare_report(const CompareSide& f, const CompareSide& q, const Alignment& a, bool swapped) {

@@ -44,16 +44,11 @@ void JsonWriter::key(std::string_view k) {
 }
 
 void JsonWriter::value(std::string_view s) {
+  if (!plain_ascii(s)) return fragment(nlohmann::ordered_json(std::string(s)));
   separate();
-  if (plain_ascii(s)) {
-    out_ += '"';
-    out_ += s;
-    out_ += '"';
-  } else {
-    std::string escaped = dump_compact(nlohmann::ordered_json(std::string(s)));
-    escaped.pop_back();  // dump_compact's trailing newline
-    out_ += escaped;
-  }
+  out_ += '"';
+  out_ += s;
+  out_ += '"';
   after_value_ = true;
 }
 
@@ -99,7 +94,7 @@ void JsonWriter::null() {
 void JsonWriter::fragment(const nlohmann::ordered_json& j) {
   separate();
   std::string text = dump_compact(j);
-  text.pop_back();
+  text.pop_back();  // dump_compact's trailing newline
   out_ += text;
   after_value_ = true;
 }

@@ -71,4 +71,14 @@ class JsonWriter {
   bool after_value_ = false;  // a comma goes before the next key or array item
 };
 
+// The text of a report that `write(writer)` writes: dump_compact's bytes, trailing newline included.
+template <typename Write>
+std::string report_text(Write&& write) {
+  std::string text;
+  JsonWriter w(text);
+  write(w);
+  text += '\n';
+  return text;
+}
+
 }  // namespace vq

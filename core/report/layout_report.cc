@@ -318,16 +318,6 @@ void write_layout_report(JsonWriter& w, const layout::ModelGraph& mg, const layo
   w.end_object();
 }
 
-// The text of a report `write` makes: dump_compact's bytes (trailing newline included).
-template <typename Write>
-std::string report_text(Write&& write) {
-  std::string text;
-  JsonWriter w(text);
-  write(w);
-  text += '\n';
-  return text;
-}
-
 }  // namespace
 
 std::string layout_labels_report_text(const Comparison& c, layout::ModelView view) {
