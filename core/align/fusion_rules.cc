@@ -10,6 +10,7 @@
 #include "quant/constant_eval.h"
 #include "quant/quant_annotations.h"
 #include "quant/quant_forms.h"
+#include "quant/quant_param_rules.h"
 #include "util/format.h"
 
 namespace vq {
@@ -39,12 +40,23 @@ const LogicalOp* float_op_of_class(const FusionContext& c, const MappingEntry& e
   return nullptr;
 }
 
+// A quantized weight that is missing because its parameters break the spec (it is not decoded:
+// quant/quant_param_rules.h) is said to be that, not "not constant": the lint has the details.
+std::optional<Verdict> undecodable_quant_weight(const FusionContext& c, const MappingEntry& e) {
+  if (c.quant_weights[e.quant_ops.front()]) return std::nullopt;
+  const auto violations = weight_param_violations(c.quant_model, c.quant_graph.ops[e.quant_ops.front()]);
+  if (violations.empty()) return std::nullopt;
+  return Verdict{"unverifiable", "the quantized weight is not decoded, its quantization parameters break the spec (" +
+                                     violations.front().message + ")"};
+}
+
 // Conv+BatchNormalization folding: per output channel, quantized weight / float weight must equal
 // gamma / sqrt(var + epsilon) of the BatchNormalization.
 Verdict verify_batchnorm_fold(const FusionContext& c, const MappingEntry& e) {
   const LogicalOp* bn = float_op_of_class(c, e, "batchnorm");
   const auto& fw = c.float_weights[e.float_ops.front()];
   const auto& qw = c.quant_weights[e.quant_ops.front()];
+  if (const auto v = undecodable_quant_weight(c, e)) return *v;
   if (!bn || !fw || !qw) return {"unverifiable", "weights or BatchNormalization parameters are not constant"};
   const Node& node = c.float_model.nodes[bn->primary];
   if (node.inputs.size() < 5) return {"unverifiable", "BatchNormalization has fewer than 5 inputs"};
@@ -108,6 +120,7 @@ Verdict verify_activation_fold(const FusionContext& c, const MappingEntry& e) {
 Verdict verify_weight_kept(const FusionContext& c, const MappingEntry& e) {
   const auto& fw = c.float_weights[e.float_ops.front()];
   const auto& qw = c.quant_weights[e.quant_ops.front()];
+  if (const auto v = undecodable_quant_weight(c, e)) return *v;
   if (!fw || !qw) return {"unverifiable", "one of the weights is not constant"};
   const auto cmp = compare_weights(*fw, *qw);
   if (!cmp) return {"mismatch", "the weights have different shapes"};
@@ -285,7 +298,7 @@ std::optional<FusionGroup> detect_fusion(const FusionContext& c, const MappingEn
     // QLinear op's. Otherwise the weight (if any) must point the same way.
     const LogicalOp& first = c.float_graph.ops[e.float_ops.front()];
     const Verdict v = first.quantized ? verify_island_scales(c, e)
-                      : c.quant_weights[e.quant_ops.front()] ? verify_weight_kept(c, e)
+                      : c.quant_weights[e.quant_ops.front()] || undecodable_quant_weight(c, e) ? verify_weight_kept(c, e)
                                                              : Verdict{"consistent", "same op class, run on quantized data"};
     return FusionGroup{first.quantized ? "qdq_island_to_qlinear" : "op_to_qlinear", 0, v.verification,
                        v.detail + (first.quantized ? " [check: input and output scales of the island against the QLinear op's]"

@@ -3,7 +3,10 @@
 //   visualquant compare FLOAT QUANT [--json FILE]
 //   visualquant weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]
 //   visualquant layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--labels] [--json FILE]
-// Exit codes: 0 ok, 2 usage, 3 the model could not be loaded (invalid, unsafe or unreadable).
+// Exit codes: 0 ok, 2 usage, 3 the job could not be done: a model could not be loaded (invalid,
+// unsafe or unreadable) or an output could not be written (or would have overwritten an input).
+// Every model string printed goes through cli/terminal_text.h; outputs are checked by
+// cli/output_paths.h before any work starts.
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -13,7 +16,11 @@
 #include <vector>
 
 #include <fstream>
+#include <initializer_list>
+#include <sstream>
 
+#include "cli/output_paths.h"
+#include "cli/terminal_text.h"
 #include "model/model_loader.h"
 #include "report/compare_report.h"
 #include "report/comparison.h"
@@ -28,7 +35,7 @@ namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitUsage = 2;
-constexpr int kExitInvalidModel = 3;
+constexpr int kExitFailed = 3;
 
 const char* kUsage =
     "usage: visualquant <command> [options]\n"
@@ -66,11 +73,48 @@ const char* kUsage =
     "      --json FILE       also write the layout JSON ('-' for stdout only)\n"
     "  --version             print the version\n"
     "\n"
-    "exit codes: 0 ok, 2 usage, 3 the model could not be loaded\n";
+    "exit codes: 0 ok, 2 usage, 3 a model could not be loaded or an output not written\n";
+
+using vq::cli::escape_for_terminal;
+using vq::cli::terminal_safe;
 
 int usage_error(const std::string& message) {
-  std::cerr << "visualquant: " << message << "\n\n" << kUsage;
+  std::cerr << "visualquant: " << escape_for_terminal(message) << "\n\n" << kUsage;
   return kExitUsage;
+}
+
+// Output files the user asked for ("-" is stdout, not a file).
+std::vector<std::string> output_files(std::initializer_list<const std::string*> paths) {
+  std::vector<std::string> files;
+  for (const std::string* p : paths)
+    if (!p->empty() && *p != "-") files.push_back(*p);
+  return files;
+}
+
+// An output that must not or cannot be written: the job stops with exit 3 before any analysis.
+struct OutputRefused {
+  const char* code;
+  std::string message;
+};
+
+// Before loading anything: every output's folder exists and is writable, and no output names an
+// input model file.
+void check_outputs(const std::vector<std::string>& outputs, const std::vector<std::string>& models) {
+  for (const std::string& out : outputs) {
+    if (const auto why = vq::cli::unwritable_reason(out))
+      throw OutputRefused{"output_not_writable", "cannot write '" + out + "': " + *why};
+    if (const auto input = vq::cli::input_named_by(out, models))
+      throw OutputRefused{"output_is_input", "'" + out + "' is the input model '" + *input + "'; refusing to write over it"};
+  }
+}
+
+// After loading a model: no output names one of the external-data files it was read from.
+void check_outputs_spare(const std::vector<std::string>& outputs, const vq::Model& model, const std::string& path) {
+  const auto read = vq::cli::files_read_by(model, path);
+  for (const std::string& out : outputs)
+    if (const auto input = vq::cli::input_named_by(out, read))
+      throw OutputRefused{"output_is_input", "'" + out + "' is '" + *input + "', read by the model '" + path +
+                                                 "'; refusing to write over it"};
 }
 
 std::string base_name(const std::string& path) {
@@ -85,7 +129,7 @@ template <typename Write>
 bool write_output(const std::string& path, Write&& write) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (out) write(out);
-  if (!out) std::cerr << "visualquant: cannot write '" << path << "'\n";
+  if (!out) std::cerr << "visualquant: error [output_not_writable]: cannot write '" << escape_for_terminal(path) << "'\n";
   return static_cast<bool>(out);
 }
 
@@ -93,15 +137,21 @@ bool write_file(const std::string& path, const std::string& text) {
   return write_output(path, [&](std::ostream& out) { out << text; });
 }
 
-// The text on stdout, or the JSON when json_path is "-"; the JSON also goes to json_path.
+// JSON on stdout, with the control characters JSON may carry raw escaped for the terminal.
+void print_json(const std::string& json) { std::cout << vq::cli::json_for_terminal(json); }
+
+// The text on stdout, or the JSON when json_path is "-"; the JSON also goes to json_path. The text
+// was built from a terminal_safe() copy of the report; terminal_lines() is the safety net.
 template <typename WriteJson>
 int print_or_write(const std::string& text, const std::string& json_path, WriteJson&& write_json) {
   if (json_path == "-") {
-    write_json(std::cout);
+    std::ostringstream json;
+    write_json(json);
+    print_json(json.str());
     return kExitOk;
   }
-  std::cout << text;
-  if (!json_path.empty() && !write_output(json_path, write_json)) return kExitUsage;
+  std::cout << vq::cli::terminal_lines(text);
+  if (!json_path.empty() && !write_output(json_path, write_json)) return kExitFailed;
   return kExitOk;
 }
 
@@ -120,20 +170,31 @@ int guarded(const std::string* current, Work&& work) {
   try {
     return work();
   } catch (const vq::Error& e) {
-    std::cerr << "visualquant: " << *current << ": error [" << vq::error_code_name(e.code()) << "]: " << e.what() << '\n';
+    std::cerr << "visualquant: " << escape_for_terminal(*current) << ": error [" << vq::error_code_name(e.code())
+              << "]: " << escape_for_terminal(e.what()) << '\n';
   } catch (const std::bad_alloc&) {
-    std::cerr << "visualquant: " << *current << ": error [out_of_memory]: not enough memory to load the model\n";
+    std::cerr << "visualquant: " << escape_for_terminal(*current) << ": error [out_of_memory]: not enough memory to load the model\n";
+  } catch (const OutputRefused& e) {
+    std::cerr << "visualquant: error [" << e.code << "]: " << escape_for_terminal(e.message) << '\n';
   }
-  return kExitInvalidModel;
+  return kExitFailed;
 }
 
-// Loads both models (naming the one being read in `current`, for guarded's error) and aligns them.
-std::unique_ptr<vq::Comparison> compare_files(const std::vector<std::string>& models, std::string& current) {
-  current = models[0];
-  vq::Model a = vq::load_model_file(models[0], vq::LoadOptions::without_checker());
-  current = models[1];
-  vq::Model b = vq::load_model_file(models[1], vq::LoadOptions::without_checker());
+// Loads a model for a job that writes `outputs` (naming it in `current`, for guarded's error), and
+// checks that none of them is a file the model was read from.
+vq::Model load_for_job(const std::string& path, const std::vector<std::string>& outputs, std::string& current) {
+  current = path;
+  vq::Model model = vq::load_model_file(path, vq::LoadOptions::without_checker());
+  check_outputs_spare(outputs, model, path);
   current.clear();
+  return model;
+}
+
+// Loads both models and aligns them.
+std::unique_ptr<vq::Comparison> compare_files(const std::vector<std::string>& models, const std::vector<std::string>& outputs,
+                                              std::string& current) {
+  vq::Model a = load_for_job(models[0], outputs, current);
+  vq::Model b = load_for_job(models[1], outputs, current);
   return vq::run_comparison(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]));
 }
 
@@ -143,11 +204,12 @@ int print_node(const vq::Model& model, const std::string& node, const std::strin
   std::string error;
   const vq::NodeId id = vq::find_node(model, node, error);
   if (id == vq::kNone) {
-    std::cerr << "visualquant: " << error << '\n';
+    std::cerr << "visualquant: " << escape_for_terminal(error) << '\n';
     return kExitUsage;
   }
   const auto report = vq::node_report(model, id, file_name);
-  std::cout << (as_json ? vq::dump_report(report) : vq::node_text(report));
+  if (as_json) print_json(vq::dump_report(report));
+  else std::cout << vq::cli::terminal_lines(vq::node_text(terminal_safe(report)));
   return kExitOk;
 }
 
@@ -183,7 +245,8 @@ int run_inspect(const std::vector<std::string>& args) {
     const vq::Model model = vq::load_model_file(model_path, options);
     if (node) return print_node(model, *node, base_name(model_path), as_json);
     const auto report = vq::inspect_report(model, base_name(model_path));
-    std::cout << (as_json ? vq::dump_report(report) : vq::inspect_text(report));
+    if (as_json) print_json(vq::dump_report(report));
+    else std::cout << vq::cli::terminal_lines(vq::inspect_text(terminal_safe(report)));
     return kExitOk;
   });
 }
@@ -204,8 +267,10 @@ int run_compare(const std::vector<std::string>& args) {
   if (models.size() != 2) return usage_error("compare needs two models: FLOAT QUANT");
   std::string current;
   return guarded(&current, [&] {
-    const auto report = vq::comparison_report(*compare_files(models, current), true);
-    return print_report(vq::compare_text(report), report, json_path);
+    const auto outputs = output_files({&json_path});
+    check_outputs(outputs, models);
+    const auto report = vq::comparison_report(*compare_files(models, outputs, current), true);
+    return print_report(vq::compare_text(terminal_safe(report)), report, json_path);
   });
 }
 
@@ -240,10 +305,12 @@ int run_layout(const std::vector<std::string>& args) {
   if (!options.expanded.empty() && !options.collapsed) return usage_error("--expand needs --collapsed");
   if (labels && models.size() != 2) return usage_error("--labels needs a float model and its quantized version");
   std::string current;
+  const auto outputs = output_files({&json_path});
   if (labels) {
     return guarded(&current, [&] {
-      const std::string json_text = vq::layout_labels_report_text(*compare_files(models, current), options.view);
-      const auto report = nlohmann::ordered_json::parse(json_text);
+      check_outputs(outputs, models);
+      const std::string json_text = vq::layout_labels_report_text(*compare_files(models, outputs, current), options.view);
+      const auto report = terminal_safe(nlohmann::ordered_json::parse(json_text));
       std::string text;
       for (const char* side : {"float", "quant"})
         text += report[side]["file"].get<std::string>() + ": " + std::to_string(report[side]["nodes"].size()) + " nodes, " +
@@ -252,24 +319,21 @@ int run_layout(const std::vector<std::string>& args) {
     });
   }
   return guarded(&current, [&] {
+    check_outputs(outputs, models);
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
     std::vector<vq::Model> loaded;
-    for (const std::string& path : models) {
-      current = path;
-      loaded.push_back(vq::load_model_file(path, vq::LoadOptions::without_checker()));
-    }
-    current.clear();
+    for (const std::string& path : models) loaded.push_back(load_for_job(path, outputs, current));
     const auto t1 = clock::now();
     // The JSON is written as the core made it; it is parsed only for the summary lines.
     std::string json_text, text;
     if (loaded.size() == 1) {
       json_text = vq::layout_report_text(vq::layout_model(loaded[0], options), base_name(models[0]));
-      text = vq::layout_text(nlohmann::ordered_json::parse(json_text));
+      text = vq::layout_text(terminal_safe(nlohmann::ordered_json::parse(json_text)));
     } else {
       json_text = vq::layout_pair_report_text(vq::layout_model_pair(std::move(loaded[0]), std::move(loaded[1]),
                                                                     base_name(models[0]), base_name(models[1]), options));
-      const auto report = nlohmann::ordered_json::parse(json_text);
+      const auto report = terminal_safe(nlohmann::ordered_json::parse(json_text));
       text = vq::layout_text(report["float"]) + vq::layout_text(report["quant"]) + "rows shared: " +
              std::to_string(report["matches"].size()) + " matched nodes at the same height on both sides\n";
     }
@@ -310,20 +374,22 @@ int run_weights(const std::vector<std::string>& args) {
   if (models.size() != 2) return usage_error("weights needs two models: FLOAT QUANT");
   std::string current;
   return guarded(&current, [&] {
-    const auto c = compare_files(models, current);
+    const auto outputs = output_files({&json_path, &csv_path});
+    check_outputs(outputs, models);
+    const auto c = compare_files(models, outputs, current);
     if (!layer.empty()) {
       const auto detail = vq::weight_layer_report(*c, layer, options);
       if (!detail) {
-        std::cerr << "visualquant: no aligned weight pair has node '" << layer << "'\n";
+        std::cerr << "visualquant: no aligned weight pair has node '" << escape_for_terminal(layer) << "'\n";
         return kExitUsage;
       }
-      std::cout << vq::dump_report(*detail);
+      print_json(vq::dump_report(*detail));
       return kExitOk;
     }
     const auto report = vq::weights_report(*c, options);
-    const int status = print_report(json_path == "-" ? std::string() : vq::weights_text(report), report, json_path);
+    const int status = print_report(json_path == "-" ? std::string() : vq::weights_text(terminal_safe(report)), report, json_path);
     if (status != kExitOk) return status;
-    if (!csv_path.empty() && !write_file(csv_path, vq::weights_csv(report))) return kExitUsage;
+    if (!csv_path.empty() && !write_file(csv_path, vq::weights_csv(report))) return kExitFailed;
     return kExitOk;
   });
 }

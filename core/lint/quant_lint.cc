@@ -11,6 +11,7 @@
 #include "quant/dequantize.h"
 #include "quant/quant_annotations.h"
 #include "quant/quant_forms.h"
+#include "quant/quant_param_rules.h"
 #include "quant/weight_view.h"
 
 namespace vq {
@@ -36,6 +37,7 @@ class Linter {
 
   std::vector<LintFinding> run() {
     for (NodeId n = 0; n < m_.nodes.size(); ++n) {
+      invalid_params(n);
       scales(n);
       zero_points(n);
       qdq_pairs(n);
@@ -75,6 +77,13 @@ class Linter {
     if (n.op_type == "QLinearConv" || n.op_type == "QLinearMatMul" || n.op_type == "QLinearAdd" || n.op_type == "QLinearMul")
       return {1, 4, 6};
     return {};
+  }
+
+  // 0. Parameters the op's spec does not allow (quant/quant_param_rules.h): shapes that do not fit
+  // the input, axis out of range, block sizes, types by opset, MatMulNBits attributes. Such a
+  // weight is not decoded, so this finding is the only place its defect shows.
+  void invalid_params(NodeId id) {
+    for (const QuantParamViolation& v : quant_param_violations(m_, id)) add(0, kInvalidQuantParams, id, v.message);
   }
 
   // 1. Scales: zero, negative, not finite, denormal or absurdly large.

@@ -10,11 +10,11 @@ namespace vq {
 std::string normalize_external_location(const std::string& location) {
   auto unsafe = [&](const char* why) {
     throw Error(ErrorCode::UnsafeExternalPath,
-                "external data location '" + location + "' is refused: " + why +
+                "external data location '" + printable(location) + "' is refused: " + why +
                     " (a model may only refer to files inside its own folder)");
   };
   if (location.empty()) unsafe("it is empty");
-  if (location.find('\0') != std::string::npos) unsafe("it contains a NUL byte");
+  if (location.find('\0') != std::string::npos) unsafe("it contains a NUL byte (shown as \\0)");
   if (location[0] == '/' || location[0] == '\\') unsafe("it is an absolute path");
   if (location.size() >= 2 && location[1] == ':') unsafe("it names a drive");
   std::vector<std::string> parts;
@@ -52,7 +52,7 @@ std::string DirectoryExternalData::resolve(const std::string& path) const {
   // A symbolic link may still lead out of the folder after the lexical check.
   auto rel = full.lexically_relative(base);
   if (ec || rel.empty() || *rel.begin() == "..")
-    throw Error(ErrorCode::UnsafeExternalPath, "external data file '" + path + "' resolves outside the model's folder");
+    throw Error(ErrorCode::UnsafeExternalPath, "external data file '" + printable(path) + "' resolves outside the model's folder");
   return full.string();
 }
 
@@ -66,8 +66,40 @@ std::optional<std::uint64_t> DirectoryExternalData::file_size(const std::string&
   return static_cast<std::uint64_t>(size);
 }
 
+std::string ExternalDataSource::why_unavailable(const std::string&) const { return "does not exist next to the model"; }
+
+namespace {
+
+// What stands at a path that is not a regular file, in words; nullptr when nothing does.
+const char* kind_of_non_file(std::filesystem::file_type type) {
+  using std::filesystem::file_type;
+  switch (type) {
+    case file_type::directory: return "a directory";
+    case file_type::fifo: return "a FIFO (named pipe)";
+    case file_type::character: return "a character device";
+    case file_type::block: return "a block device";
+    case file_type::socket: return "a socket";
+    case file_type::not_found:
+    case file_type::none: return nullptr;
+    default: return "not a file";
+  }
+}
+
+}  // namespace
+
+std::string DirectoryExternalData::why_unavailable(const std::string& path) const {
+  std::error_code ec;
+  const char* kind = kind_of_non_file(std::filesystem::status(resolve(path), ec).type());  // stat: opens nothing
+  if (!kind) return ExternalDataSource::why_unavailable(path);
+  return std::string("is not a regular file (it is ") + kind + "): external data must be a file next to the model";
+}
+
 std::vector<std::uint8_t> DirectoryExternalData::read(const std::string& path, std::uint64_t offset,
                                                       std::uint64_t length) const {
+  // Checked again: the file may have been replaced since loading, and a FIFO would block the open.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(resolve(path), ec))
+    throw Error(ErrorCode::Io, "external data file '" + printable(path) + "' is no longer a regular file");
   std::ifstream in(resolve(path), std::ios::binary);
   std::vector<std::uint8_t> out(static_cast<std::size_t>(length));
   if (in) {
@@ -76,7 +108,7 @@ std::vector<std::uint8_t> DirectoryExternalData::read(const std::string& path, s
   }
   if (!in || static_cast<std::uint64_t>(in.gcount()) != length)
     throw Error(ErrorCode::Io, "could not read " + std::to_string(length) + " bytes at offset " +
-                                   std::to_string(offset) + " of external data file '" + path + "'");
+                                   std::to_string(offset) + " of external data file '" + printable(path) + "'");
   return out;
 }
 

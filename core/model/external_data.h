@@ -14,24 +14,29 @@ namespace vq {
 
 // Normalises an external-data `location` to a relative path inside the model's folder
 // ("a/./b.bin" -> "a/b.bin"). Throws Error(UnsafeExternalPath) for absolute paths, drive letters,
-// NUL bytes, or any path that climbs out of the folder ("../x", "a/../../x").
+// NUL bytes, or any path that climbs out of the folder ("../x", "a/../../x"); the message shows the
+// location with NUL and control bytes escaped ("w\0.bin").
 std::string normalize_external_location(const std::string& location);
 
 class ExternalDataSource {
  public:
   virtual ~ExternalDataSource() = default;
-  // Size of the file at a normalised relative path; nullopt when it does not exist.
+  // Size of the file at a normalised relative path; nullopt when there is no regular file there.
   virtual std::optional<std::uint64_t> file_size(const std::string& path) const = 0;
+  // Why file_size(path) gave nothing, for the error message ("does not exist next to the model").
+  virtual std::string why_unavailable(const std::string& path) const;
   // Reads [offset, offset + length); callers have checked the range against file_size.
   virtual std::vector<std::uint8_t> read(const std::string& path, std::uint64_t offset, std::uint64_t length) const = 0;
 };
 
 // Files in the model's folder on disk (native CLI). Symbolic links that lead out of the folder are
-// treated as unsafe, like "..".
+// treated as unsafe, like "..". Only regular files are read: a FIFO, device or folder is found by
+// its status (stat), never opened, since opening a FIFO blocks until someone writes to it.
 class DirectoryExternalData : public ExternalDataSource {
  public:
   explicit DirectoryExternalData(std::string model_dir);
   std::optional<std::uint64_t> file_size(const std::string& path) const override;
+  std::string why_unavailable(const std::string& path) const override;
   std::vector<std::uint8_t> read(const std::string& path, std::uint64_t offset, std::uint64_t length) const override;
 
  private:

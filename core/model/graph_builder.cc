@@ -5,9 +5,11 @@
 #include <functional>
 #include <queue>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/name_cap.h"
 #include "onnx/onnx_pb.h"
 #include "util/error.h"
 #include "util/out_of_line.h"
@@ -71,7 +73,8 @@ class GraphBuilder {
   }
 
  private:
-  // Node names across every graph, to know which are unique enough to serve as ids.
+  // Node names across every graph, to know which are unique enough to serve as ids. Keys are views
+  // of the names in the parsed model, which outlives the build: a 50 MB name is not copied for this.
   void count_node_names() {
     std::vector<const onnx::GraphProto*> stack{&m_.proto->graph()};
     while (!stack.empty()) {
@@ -88,15 +91,13 @@ class GraphBuilder {
   }
 
   std::string node_id(const std::string& name, const std::string& graph_path, std::size_t index) {
-    std::string id;
-    if (!name.empty() && name_counts_[name] == 1) {
-      id = name;
-    } else {
-      id = graph_path + "#" + std::to_string(index);
-      // A node may literally be named like a generated id; never hand out one id twice.
-      while (name_counts_.count(id) || used_generated_ids_.count(id)) id += "~";
-      used_generated_ids_.insert(id);
-    }
+    const bool unique = !name.empty() && name_counts_.find(name)->second == 1;
+    if (unique && !name_is_cut(name)) return name;
+    // A node may literally be named like a generated id, and two long names may agree up to the cap
+    // (and in length): never hand out one id twice.
+    std::string id = unique ? capped_name(name) : graph_path + "#" + std::to_string(index);
+    while (name_counts_.count(id) || made_ids_.count(id)) id += "~";
+    made_ids_.insert(id);
     return id;
   }
 
@@ -112,9 +113,9 @@ class GraphBuilder {
     auto [it, inserted] = graph.values_by_name.emplace(name, static_cast<ValueId>(m_.values.size()));
     if (!inserted)
       throw Error(ErrorCode::DuplicateValueName,
-                  "value '" + name + "' in " + graph_label(g) + " is defined twice (again as " + std::string(what()) + ")");
+                  "value '" + printable(name) + "' in " + graph_label(g) + " is defined twice (again as " + std::string(what()) + ")");
     Value v;
-    v.name = name;
+    v.name = capped_name(name);  // the full name stays the key of values_by_name
     v.graph = g;
     v.kind = kind;
     m_.values.push_back(std::move(v));
@@ -134,7 +135,7 @@ class GraphBuilder {
     {
       Graph graph;
       graph.path = p.path;
-      graph.name = p.proto->name();
+      graph.name = capped_name(p.proto->name());
       graph.owner = p.owner;
       graph.attribute = p.attribute;
       graph.parent = p.parent;
@@ -149,7 +150,7 @@ class GraphBuilder {
       m_.graphs[g].inputs.push_back(v);
     }
     for (auto& init : *proto.mutable_initializer()) {
-      Tensor t = read_tensor(init, ctx_, "initializer '" + init.name() + "' of " + label);
+      Tensor t = read_tensor(init, ctx_, "initializer '" + printable(init.name()) + "' of " + label);
       const TensorId tid = add_tensor(std::move(t), WeightLocation::Initializer, g, kNone);
       auto existing = m_.graphs[g].values_by_name.find(init.name());
       ValueId v;
@@ -166,7 +167,7 @@ class GraphBuilder {
     }
     for (auto& sparse : *proto.mutable_sparse_initializer()) {
       const std::string name = sparse.values().name();
-      Tensor t = read_tensor(*sparse.mutable_values(), ctx_, "sparse initializer '" + name + "' of " + label);
+      Tensor t = read_tensor(*sparse.mutable_values(), ctx_, "sparse initializer '" + printable(name) + "' of " + label);
       t.dims.assign(sparse.dims().begin(), sparse.dims().end());
       const TensorId tid = add_tensor(std::move(t), WeightLocation::SparseInitializer, g, kNone);
       const ValueId v = add_value(g, name, ValueKind::Initializer, [] { return "a sparse initializer"; });
@@ -199,9 +200,9 @@ class GraphBuilder {
     const NodeId nid = static_cast<NodeId>(m_.nodes.size());
     Node node;
     node.id = node_id(np.name(), path, static_cast<std::size_t>(index));
-    node.name = np.name();
-    node.op_type = np.op_type();
-    node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+    node.name = capped_name(np.name());
+    node.op_type = capped_name(np.op_type());
+    node.domain = np.domain() == "ai.onnx" ? "" : capped_name(np.domain());
     node.graph = g;
     node.index_in_graph = static_cast<std::uint32_t>(index);
     node.proto = &np;
@@ -219,9 +220,9 @@ class GraphBuilder {
     }
     if (m_.nodes[nid].domain.empty() && np.op_type() == "Constant") read_constant(np, nid, g, label);
     for (auto& attr : *np.mutable_attribute()) {
-      if (attr.has_g()) queue_body(attr.mutable_g(), g, nid, attr.name(), pending);
+      if (attr.has_g()) queue_body(attr.mutable_g(), g, nid, capped_name(attr.name()), pending);
       for (int k = 0; k < attr.graphs_size(); ++k)
-        queue_body(attr.mutable_graphs(k), g, nid, attr.name() + "[" + std::to_string(k) + "]", pending);
+        queue_body(attr.mutable_graphs(k), g, nid, capped_name(attr.name()) + "[" + std::to_string(k) + "]", pending);
     }
   }
 
@@ -263,7 +264,7 @@ class GraphBuilder {
       return alias;
     }
     throw Error(ErrorCode::DanglingInput,
-                reader() + " reads '" + name + "', which no node, graph input or initializer provides");
+                reader() + " reads '" + printable(name) + "', which no node, graph input or initializer provides");
   }
 
   void read_constant(onnx::NodeProto& np, NodeId nid, GraphId g, const std::string& label) {
@@ -379,8 +380,8 @@ class GraphBuilder {
 
   Model& m_;
   const TensorReadContext& ctx_;
-  std::unordered_map<std::string, std::size_t> name_counts_;
-  std::unordered_set<std::string> used_generated_ids_;
+  std::unordered_map<std::string_view, std::size_t> name_counts_;
+  std::unordered_set<std::string> made_ids_;  // ids that are not a node's own name
   std::vector<std::set<ValueId>> outer_reads_;
 };
 

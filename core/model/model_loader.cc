@@ -1,7 +1,8 @@
 #include "model/model_loader.h"
 
-
+#include "model/function_calls.h"
 #include "model/graph_builder.h"
+#include "model/name_cap.h"
 #include "model/onnx_checks.h"
 #include "model/skeleton.h"
 #include "onnx/onnx_pb.h"
@@ -28,17 +29,25 @@ PayloadBytes Model::payload(const Tensor& t) const {
 
 namespace {
 
+// Names are cut to kNameCap (model/name_cap.h); metadata values are text, kept whole.
 void read_header(Model& m) {
   const onnx::ModelProto& p = *m.proto;
   m.ir_version = p.ir_version();
-  m.producer_name = p.producer_name();
-  m.producer_version = p.producer_version();
-  m.domain = p.domain();
+  m.producer_name = capped_name(p.producer_name());
+  m.producer_version = capped_name(p.producer_version());
+  m.domain = capped_name(p.domain());
   m.model_version = p.model_version();
   m.doc_string = p.doc_string();
-  for (const auto& o : p.opset_import()) m.opset_imports.push_back({o.domain() == "ai.onnx" ? "" : o.domain(), o.version()});
-  for (const auto& kv : p.metadata_props()) m.metadata_props.emplace_back(kv.key(), kv.value());
-  for (const auto& f : p.functions()) m.functions.push_back({f.domain(), f.name(), static_cast<std::size_t>(f.node_size())});
+  for (const auto& o : p.opset_import())
+    m.opset_imports.push_back({o.domain() == "ai.onnx" ? "" : capped_name(o.domain()), o.version()});
+  for (const auto& kv : p.metadata_props()) m.metadata_props.emplace_back(capped_name(kv.key()), kv.value());
+  for (const auto& f : p.functions())
+    m.functions.push_back({capped_name(f.domain()), capped_name(f.name()), static_cast<std::size_t>(f.node_size())});
+}
+
+// The onnx library's findings, each cut to kWarningCap: they may quote a name of any length.
+void add_warnings(Model& m, const std::vector<Warning>& found) {
+  for (const Warning& w : found) m.warnings.push_back({w.source, cut_text(w.message, kWarningCap)});
 }
 
 }  // namespace
@@ -57,15 +66,12 @@ Model load_model(SharedBytes bytes, std::shared_ptr<const ExternalDataSource> ex
   if (!m.proto->has_graph())
     throw Error(ErrorCode::NotOnnx, "the protobuf has no graph: it is not an ONNX model");
 
+  // What would crash the onnx library (recursion without end, dims whose product overflows) is
+  // refused before it runs.
+  check_function_calls(*m.proto);
   validate_all_tensor_shapes(*m.proto, options.limits);
-  if (options.run_checker) {
-    auto w = run_onnx_checker(*m.proto);
-    m.warnings.insert(m.warnings.end(), w.begin(), w.end());
-  }
-  if (options.run_shape_inference) {
-    auto w = run_shape_inference(*m.proto);
-    m.warnings.insert(m.warnings.end(), w.begin(), w.end());
-  }
+  if (options.run_checker) add_warnings(m, run_onnx_checker(*m.proto));
+  if (options.run_shape_inference) add_warnings(m, run_shape_inference(*m.proto));
   read_header(m);
 
   TensorReadContext ctx;

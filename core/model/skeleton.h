@@ -35,11 +35,15 @@ struct SkeletonOptions {
   // raw_data of at least this many bytes is stripped; smaller payloads (shape tensors that shape
   // inference reads, scalars) stay inline.
   std::size_t strip_threshold = 1024;
-  // Protobuf's own parser refuses nesting deeper than 100; we refuse earlier with a clear message.
+  // Protobuf's own parser refuses nesting deeper than 100; we refuse earlier with a clear message
+  // (graphs in attributes, and types in types, included).
   int max_depth = 96;
 };
 
-// Throws vq::Error: EmptyInput, Truncated, NotOnnx, TooDeep.
+// Lengths are read as 64 bits: one that runs past the end of its message is Truncated (with the
+// length it declares), a field kept in the skeleton must fit protobuf's 2 GiB (FieldTooLarge), and a
+// raw_data stripped to a reference may be of any size the bytes hold (a file over 4 GiB loads).
+// Throws vq::Error: EmptyInput, Truncated, NotOnnx, TooDeep, FieldTooLarge.
 Skeleton build_skeleton(ByteView model, const SkeletonOptions& options = {});
 
 // The payload index a stripped tensor refers to, or nullopt when its raw_data is inline.

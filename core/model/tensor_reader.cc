@@ -1,8 +1,11 @@
 #include "model/tensor_reader.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
+#include "model/name_cap.h"
 #include "onnx/onnx_pb.h"
 #include "util/error.h"
 
@@ -81,7 +84,7 @@ void convert_int32_field(const onnx::TensorProto& proto, const ElementTypeInfo& 
 std::uint64_t parse_decimal(const std::string& text, const std::string& where, const char* key) {
   if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
     throw Error(ErrorCode::ExternalRangeOutOfFile,
-                where + ": external data " + key + " '" + text + "' is not a non-negative integer");
+                where + ": external data " + key + " '" + printable(text) + "' is not a non-negative integer");
   return std::stoull(text);
 }
 
@@ -99,13 +102,13 @@ void read_external(onnx::TensorProto& proto, Tensor& t, const TensorReadContext&
   t.external.path = normalize_external_location(location);
   const auto file_size = ctx.external->file_size(t.external.path);
   if (!file_size)
-    throw Error(ErrorCode::MissingExternalFile,
-                where + ": external data file '" + t.external.path + "' does not exist next to the model");
+    throw Error(ErrorCode::MissingExternalFile, where + ": external data file '" + printable(t.external.path) + "' " +
+                                                    ctx.external->why_unavailable(t.external.path));
   if (offset > *file_size || (length && *length > *file_size - offset))
     throw Error(ErrorCode::ExternalRangeOutOfFile,
                 where + ": external data [" + std::to_string(offset) + ", +" +
                     (length ? std::to_string(*length) : std::string("rest")) + ") lies beyond the end of '" +
-                    t.external.path + "' (" + std::to_string(*file_size) + " bytes)");
+                    printable(t.external.path) + "' (" + std::to_string(*file_size) + " bytes)");
   t.external.offset = offset;
   t.external.length = length ? *length : *file_size - offset;
   if (t.external.length != t.payload_bytes)
@@ -138,7 +141,7 @@ std::uint64_t checked_element_count(const std::vector<std::int64_t>& dims, const
 
 Tensor read_tensor(onnx::TensorProto& proto, const TensorReadContext& ctx, const std::string& where) {
   Tensor t;
-  t.name = proto.name();
+  t.name = capped_name(proto.name());
   t.type = element_type_info(proto.data_type());
   if (!t.type)
     throw Error(ErrorCode::UnknownElementType,
@@ -221,14 +224,29 @@ namespace {
 
 void validate_dims(const onnx::TensorProto& t, const LoadLimits& limits) {
   if (t.dims_size() == 0) return;
-  checked_element_count(std::vector<std::int64_t>(t.dims().begin(), t.dims().end()), limits, "tensor '" + t.name() + "'");
+  checked_element_count(std::vector<std::int64_t>(t.dims().begin(), t.dims().end()), limits, "tensor '" + printable(t.name()) + "'");
+}
+
+// A sparse tensor's parts, and its dense shape: the onnx checker multiplies the dense dims in int64
+// (a signed overflow for [2^62, 8]), and index arithmetic follows from them. The parts' own element
+// counts stay below 2^31: the checker counts a tensor's typed values in an int.
+void validate_sparse(const onnx::SparseTensorProto& s, const LoadLimits& limits, const std::string& what) {
+  const std::string name = "'" + printable(s.values().name()) + "'";
+  LoadLimits parts = limits;
+  parts.max_elements_per_tensor = std::min<std::uint64_t>(limits.max_elements_per_tensor, INT32_MAX);
+  for (const onnx::TensorProto* t : {&s.values(), &s.indices()})
+    checked_element_count(std::vector<std::int64_t>(t->dims().begin(), t->dims().end()), parts,
+                          (t == &s.values() ? "the values of " : "the indices of ") + what + " " + name);
+  checked_element_count(std::vector<std::int64_t>(s.dims().begin(), s.dims().end()), limits,
+                        "the dense shape of " + what + " " + name);
 }
 
 void validate_attributes(const onnx::NodeProto& node, const LoadLimits& limits, std::vector<const onnx::GraphProto*>& graphs) {
   for (const auto& a : node.attribute()) {
     if (a.has_t()) validate_dims(a.t(), limits);
     for (const auto& t : a.tensors()) validate_dims(t, limits);
-    if (a.has_sparse_tensor()) validate_dims(a.sparse_tensor().values(), limits);
+    if (a.has_sparse_tensor()) validate_sparse(a.sparse_tensor(), limits, "sparse tensor");
+    for (const auto& s : a.sparse_tensors()) validate_sparse(s, limits, "sparse tensor");
     if (a.has_g()) graphs.push_back(&a.g());
     for (const auto& g : a.graphs()) graphs.push_back(&g);
   }
@@ -245,10 +263,7 @@ void validate_all_tensor_shapes(const onnx::ModelProto& model, const LoadLimits&
     const onnx::GraphProto* g = graphs.back();
     graphs.pop_back();
     for (const auto& t : g->initializer()) validate_dims(t, limits);
-    for (const auto& s : g->sparse_initializer()) {
-      validate_dims(s.values(), limits);
-      validate_dims(s.indices(), limits);
-    }
+    for (const auto& s : g->sparse_initializer()) validate_sparse(s, limits, "sparse initializer");
     for (const auto& n : g->node()) validate_attributes(n, limits, graphs);
   }
 }

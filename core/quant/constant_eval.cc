@@ -34,6 +34,16 @@ TensorId stored_tensor(const Model& m, ValueId v) {
   return v == kNone ? kNone : m.values[v].tensor;
 }
 
+TensorId tensor_through_identity(const Model& m, ValueId v) {
+  for (int hop = 0; v != kNone && hop < 8; ++hop) {
+    if (const TensorId t = stored_tensor(m, v); t != kNone) return t;
+    const NodeId p = m.values[v].producer;
+    if (p == kNone || m.nodes[p].op_type != "Identity") return kNone;
+    v = node_input(m.nodes[p], 0);
+  }
+  return kNone;
+}
+
 std::int64_t int_attribute(const Node& node, const std::string& name, std::int64_t fallback) {
   for (const auto& a : node.proto->attribute())
     if (a.name() == name && a.has_i()) return a.i();
@@ -94,18 +104,6 @@ struct QuantParams {
   std::size_t index(std::uint64_t flat) const { return scale.size() > 1 ? static_cast<std::size_t>((flat / inner) % axis_len) : 0; }
   double zp(std::uint64_t flat) const { return zero_point.empty() ? 0.0 : zero_point[zero_point.size() > 1 ? index(flat) : 0]; }
 };
-
-// The stored tensor behind a value, through Identity nodes (PyTorch's QAT exports reach their zero
-// points that way).
-TensorId tensor_through_identity(const Model& m, ValueId v) {
-  for (int hop = 0; v != kNone && hop < 8; ++hop) {
-    if (const TensorId t = stored_tensor(m, v); t != kNone) return t;
-    const NodeId p = m.values[v].producer;
-    if (p == kNone || m.nodes[p].op_type != "Identity") return kNone;
-    v = node_input(m.nodes[p], 0);
-  }
-  return kNone;
-}
 
 std::optional<QuantParams> quant_params(const Model& m, const Node& n, const std::vector<std::int64_t>& dims) {
   if (int_attribute(n, "block_size", 0) > 0) return std::nullopt;  // blocked fake quantization: not evaluated

@@ -76,6 +76,9 @@ ValueId node_input(const Node& n, std::size_t i);
 
 // The tensor behind a value, through outer-scope aliases (kNone when it is not a stored tensor).
 TensorId stored_tensor(const Model& model, ValueId v);
+// The stored tensor behind a value, through Identity nodes (PyTorch's QAT exports reach their
+// scales and zero points that way); kNone when there is none within 8 hops.
+TensorId tensor_through_identity(const Model& model, ValueId v);
 
 // Integer attribute of a node (or `fallback`).
 std::int64_t int_attribute(const Node& node, const std::string& name, std::int64_t fallback);

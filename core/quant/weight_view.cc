@@ -5,6 +5,8 @@
 
 #include "quant/dequantize.h"
 #include "quant/quant_forms.h"
+#include "quant/quant_param_rules.h"
+#include "util/checked_math.h"
 
 namespace vq {
 namespace {
@@ -97,22 +99,27 @@ struct PackedBlocks {
 std::optional<ConstantView> packed_block_view(const Model& m, const PackedBlocks& p) {
   if (p.codes == kNone || p.scales == kNone || p.rows <= 0 || p.cols <= 0 || p.block <= 0 || p.bits < 2 || p.bits > 8)
     return std::nullopt;
-  const std::int64_t blocks = (p.cols + p.block - 1) / p.block;
   const std::int64_t rows = p.rows, cols = p.cols, block = p.block, bits = p.bits;
+  const auto blocks = static_cast<std::int64_t>(ceil_div(static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(block)));
   const std::uint64_t row_bytes = p.row_bytes;
-  if (row_bytes * 8 < static_cast<std::uint64_t>(cols * bits) ||
-      m.tensors[p.codes].payload_bytes < static_cast<std::uint64_t>(rows) * row_bytes)
+  // Every size below is bounded by a stored tensor's bytes once these hold; checked so that
+  // attributes describing more than 64 bits can hold give up instead of wrapping.
+  const auto row_bits = checked_mul(static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(bits));
+  const auto code_bytes = checked_mul(static_cast<std::uint64_t>(rows), row_bytes);
+  const auto slots = checked_mul(static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(blocks));
+  if (!row_bits || !code_bytes || !slots || row_bytes > UINT64_MAX / 8 || row_bytes * 8 < *row_bits ||
+      m.tensors[p.codes].payload_bytes < *code_bytes)
     return std::nullopt;
   auto scales = std::make_shared<std::vector<double>>(tensor_values(m, m.tensors[p.scales]));
-  if (scales->size() < static_cast<std::size_t>(rows * blocks)) return std::nullopt;
+  if (scales->size() < *slots) return std::nullopt;
   auto b = std::make_shared<PayloadBytes>(m.payload(m.tensors[p.codes]));
   const TensorId zt = p.zero_points;
   const bool packed_zp = zt != kNone && m.tensors[zt].type->type == ElementType::Uint8;
   auto zp_bytes = std::make_shared<PayloadBytes>(packed_zp ? m.payload(m.tensors[zt]) : PayloadBytes(ByteView()));
   auto zp_values = std::make_shared<std::vector<double>>(zt != kNone && !packed_zp ? tensor_values(m, m.tensors[zt]) : std::vector<double>{});
-  const auto zp_row_bytes = static_cast<std::uint64_t>((blocks * bits + 7) / 8);
-  if (packed_zp && zp_bytes->view().size < static_cast<std::uint64_t>(rows) * zp_row_bytes) return std::nullopt;
-  if (!zp_values->empty() && zp_values->size() < static_cast<std::size_t>(rows * blocks)) return std::nullopt;
+  const std::uint64_t zp_row_bytes = ceil_div(static_cast<std::uint64_t>(blocks) * static_cast<std::uint64_t>(bits), 8);  // <= row_bytes
+  if (packed_zp && zp_bytes->view().size / zp_row_bytes < static_cast<std::uint64_t>(rows)) return std::nullopt;
+  if (!zp_values->empty() && zp_values->size() < *slots) return std::nullopt;
   auto code_at = [bits](const std::uint8_t* base, std::uint64_t index) {
     const std::uint64_t bit = index * static_cast<std::uint64_t>(bits);
     std::uint32_t word = base[bit / 8];
@@ -163,8 +170,13 @@ std::optional<ConstantView> matmulnbits_view(const Model& m, const Node& n) {
   p.codes = stored_tensor(m, node_input(n, 1));
   p.scales = stored_tensor(m, node_input(n, 2));
   p.zero_points = stored_tensor(m, node_input(n, 3));
-  if (p.block <= 0 || p.cols <= 0 || p.bits <= 0) return std::nullopt;
-  p.row_bytes = static_cast<std::uint64_t>((p.cols + p.block - 1) / p.block * p.block * p.bits / 8);
+  if (p.block <= 0 || p.cols <= 0 || p.bits < 2 || p.bits > 8) return std::nullopt;
+  // K padded to whole blocks, in bytes; attributes near INT64_MAX must not overflow (UBSan).
+  const auto padded_bits = checked_mul(checked_mul(ceil_div(static_cast<std::uint64_t>(p.cols), static_cast<std::uint64_t>(p.block)),
+                                                   static_cast<std::uint64_t>(p.block)),
+                                       static_cast<std::uint64_t>(p.bits));
+  if (!padded_bits) return std::nullopt;
+  p.row_bytes = *padded_bits / 8;
   p.dims = {p.rows, p.cols};
   return packed_block_view(m, p);
 }
@@ -204,6 +216,9 @@ std::optional<ConstantView> gather_block_quantized_view(const Model& m, const No
 
 std::optional<WeightView> op_weight_view(const Model& m, const LogicalOp& op) {
   if (op.weight == kNone) return std::nullopt;
+  // Parameters that break the op's spec: no runtime would run it, and values decoded from them
+  // would be invented. The lint reports them (invalid_quant_params); the weight is not decoded.
+  if (!weight_param_violations(m, op).empty()) return std::nullopt;
   const Node& n = m.nodes[op.primary];
   const std::string& t = n.op_type;
   std::optional<ConstantView> view;

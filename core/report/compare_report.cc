@@ -291,6 +291,10 @@ std::string compare_text(const json& r) {
       out << "  " << (sqnr.is_null() ? std::string("lossless") : fixed(sqnr.get<double>(), 1)) << "  "
           << layers[i]["float_node"].get<std::string>() << "\n";
     }
+    if (r["weights"].contains("invalid"))
+      for (const json& l : r["weights"]["invalid"])
+        out << "  not analysed  " << l["float_node"].get<std::string>() << "  (invalid quantization parameters on '"
+            << l["quant_node"].get<std::string>() << "': see the lint)\n";
   }
   if (r.contains("lint")) {
     const json& lint = r["lint"];

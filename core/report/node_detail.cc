@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "model/name_cap.h"
 #include "model/tensor_reader.h"
 #include "onnx/onnx_pb.h"
 #include "onnx_format/element_decode.h"
@@ -141,7 +142,7 @@ json attribute_tensor(const Model& m, NodeId node, const onnx::TensorProto& prot
   try {
     return tensor_summary(m, read_tensor(copy, ctx, where));
   } catch (const Error& e) {
-    return json{{"name", proto.name()}, {"error", e.what()}};
+    return json{{"name", capped_name(proto.name())}, {"error", e.what()}};
   }
 }
 
@@ -188,9 +189,9 @@ json sparse_summary(const onnx::SparseTensorProto& s) {
 
 json attribute_json(const Model& m, NodeId node, const onnx::AttributeProto& a) {
   json out;
-  out["name"] = a.name();
+  out["name"] = capped_name(a.name());  // names are cut as the loader cuts them (model/name_cap.h)
   out["type"] = attribute_type_name(a.type());
-  const std::string where = "attribute '" + a.name() + "' of node '" + m.nodes[node].id + "'";
+  const std::string where = "attribute '" + printable(a.name()) + "' of node '" + m.nodes[node].id + "'";
   const auto list = [&](int size, auto&& item) {
     out["count"] = size;
     json values = json::array();
@@ -202,7 +203,7 @@ json attribute_json(const Model& m, NodeId node, const onnx::AttributeProto& a) 
     case onnx::AttributeProto::INT: out["value"] = a.i(); break;
     case onnx::AttributeProto::STRING: put_string(out, "value", a.s()); break;
     case onnx::AttributeProto::TENSOR: out["value"] = attribute_tensor(m, node, a.t(), where); break;
-    case onnx::AttributeProto::GRAPH: out["value"] = graph_summary(body_of(m, node, a.name())); break;
+    case onnx::AttributeProto::GRAPH: out["value"] = graph_summary(body_of(m, node, capped_name(a.name()))); break;
     case onnx::AttributeProto::SPARSE_TENSOR: out["value"] = sparse_summary(a.sparse_tensor()); break;
     case onnx::AttributeProto::FLOATS: list(a.floats_size(), [&](int i) { return float32_json(a.floats(i)); }); break;
     case onnx::AttributeProto::INTS: list(a.ints_size(), [&](int i) { return json(a.ints(i)); }); break;
@@ -211,14 +212,14 @@ json attribute_json(const Model& m, NodeId node, const onnx::AttributeProto& a) 
       list(a.tensors_size(), [&](int i) { return attribute_tensor(m, node, a.tensors(i), where); });
       break;
     case onnx::AttributeProto::GRAPHS:
-      list(a.graphs_size(), [&](int i) { return graph_summary(body_of(m, node, a.name() + "[" + std::to_string(i) + "]")); });
+      list(a.graphs_size(), [&](int i) { return graph_summary(body_of(m, node, capped_name(a.name()) + "[" + std::to_string(i) + "]")); });
       break;
     case onnx::AttributeProto::SPARSE_TENSORS:
       list(a.sparse_tensors_size(), [&](int i) { return sparse_summary(a.sparse_tensors(i)); });
       break;
     default: out["value"] = nullptr; break;  // type protos: their kind is all a reader needs here
   }
-  if (!a.ref_attr_name().empty()) out["ref_attr_name"] = a.ref_attr_name();
+  if (!a.ref_attr_name().empty()) out["ref_attr_name"] = capped_name(a.ref_attr_name());
   return out;
 }
 

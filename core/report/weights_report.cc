@@ -10,7 +10,9 @@
 #include <optional>
 #include <sstream>
 
+#include "lint/invalid_weights.h"
 #include "quant/constant_eval.h"
+#include "report/csv_cell.h"
 #include "quant/weight_view.h"
 #include "util/parallel.h"
 
@@ -289,6 +291,20 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
     l["rank"] = rank + 1;
     out["layers"].push_back(std::move(l));
   }
+  // Aligned weights whose quantization parameters break the spec: listed with the violations,
+  // never with numbers (present only when there are some, so valid reports keep their shape).
+  json invalid = json::array();
+  for (const InvalidWeight& w : invalid_weights(c)) {
+    json violations = json::array();
+    for (const QuantParamViolation& v : w.violations)
+      violations.push_back({{"node", c.quant_model.nodes[v.node].id}, {"subject", v.subject}, {"found", v.found},
+                            {"required", v.required}, {"message", v.message}});
+    const Node& fn = c.float_model.nodes[c.float_graph.ops[w.float_op].primary];
+    const Node& qn = c.quant_model.nodes[c.quant_graph.ops[w.quant_op].primary];
+    invalid.push_back({{"entry", w.entry}, {"float_node", fn.id}, {"quant_node", qn.id}, {"float_op_type", fn.op_type},
+                       {"quant_op_type", qn.op_type}, {"check", kInvalidQuantParams}, {"violations", std::move(violations)}});
+  }
+  if (!invalid.empty()) out["invalid"] = std::move(invalid);
   return out;
 }
 
@@ -326,12 +342,8 @@ std::vector<std::string> row_of(const json& l) {
           text(l["channels"]["range_spread"]), text(l["sensitivity"])};
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
+// The cells that hold model strings (node names, op types); the others are numbers.
+bool is_text_column(std::size_t column) { return column >= 1 && column <= 3; }
 }  // namespace
 
 std::string weights_text(const json& report) {
@@ -348,6 +360,11 @@ std::string weights_text(const json& report) {
         << r[4] << std::setw(10) << r[5] << std::setw(10) << r[6] << std::setw(10) << r[8] << std::setw(12) << r[9]
         << std::setw(13) << clipped << std::setw(9) << r[12] << "\n";
   }
+  if (report.contains("invalid")) {
+    out << "\nnot analysed, invalid quantization parameters: " << report["invalid"].size() << "\n";
+    for (const json& l : report["invalid"])
+      for (const json& v : l["violations"]) out << "  " << l["float_node"].get<std::string>() << ": " << v["message"].get<std::string>() << "\n";
+  }
   return out.str();
 }
 
@@ -357,7 +374,8 @@ std::string weights_csv(const json& report) {
   out << "\n";
   for (const json& l : report["layers"]) {
     const auto r = row_of(l);
-    for (std::size_t i = 0; i < r.size(); ++i) out << (i ? "," : "") << csv_field(r[i]);
+    for (std::size_t i = 0; i < r.size(); ++i)
+      out << (i ? "," : "") << csv_cell(r[i], is_text_column(i) ? CsvCell::Text : CsvCell::Number);
     out << "\n";
   }
   return out.str();

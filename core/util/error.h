@@ -2,8 +2,10 @@
 // programs and tests) and a message that names what is wrong and where (for people).
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace vq {
 
@@ -26,10 +28,23 @@ enum class ErrorCode {
   UnknownElementType,       // a tensor element type this ONNX version does not define
   WrongDataField,           // a tensor's values sit in a field its element type does not use
   InvalidQuantParams,       // scale / zero point / axis / block size that do not fit the tensor
+  RecursiveFunction,        // a model-local function that calls itself, directly or through others
+  FunctionNestingTooDeep,   // model-local function calls and If/Loop/Scan bodies nested deeper than the limit
+  FieldTooLarge,            // a protobuf field longer than protobuf's 2 GiB (or a length past 4 GiB that it kept)
 };
 
 // Stable snake_case name of a code, used in JSON, CLI messages and tests.
 const char* error_code_name(ErrorCode code);
+
+// `text` when it has at most `cap` bytes; else its first bytes, cut at a UTF-8 character boundary,
+// then a marker that says so: "…[cut: 52428800 bytes in all]".
+std::string cut_text(std::string_view text, std::size_t cap);
+
+// A model's string (a name, a location) as a message shows it: control characters escaped as
+// util/text_escape.h does (\0, \n, \r, \xNN, \u{NNNN}), since a NUL would end the message wherever it
+// is printed as a C string and an escape sequence would act on a terminal, and cut after 256 bytes
+// (cut_text): a 50 MB name must not make a 50 MB message.
+std::string printable(std::string_view text);
 
 class Error : public std::runtime_error {
  public:

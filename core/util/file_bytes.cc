@@ -1,5 +1,6 @@
 #include "util/file_bytes.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -33,6 +34,11 @@ SharedBytes read_file_copy(const std::string& path) {
 namespace {
 
 #ifdef VQ_HAVE_MMAP
+// Files up to this size are read in whole as they are mapped (MAP_POPULATE). A larger one is past
+// protobuf's 2 GiB: the skeleton either refuses it after its first fields or strips its raw_data
+// without reading it, so reading gigabytes first would be for nothing.
+constexpr std::uint64_t kPopulateLimit = std::uint64_t{1} << 31;
+
 class Mapping {
  public:
   Mapping(void* address, std::size_t size) : address_(address), size_(size) {}
@@ -51,8 +57,10 @@ SharedBytes try_map(const std::string& path) {
   if (fd < 0) throw Error(ErrorCode::Io, "cannot open '" + path + "'");
   struct stat st {};
   void* address = MAP_FAILED;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-    address = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    const bool populate = static_cast<std::uint64_t>(st.st_size) <= kPopulateLimit;
+    address = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
+  }
   close(fd);  // the mapping keeps the file
   if (address == MAP_FAILED) return {};
   const auto size = static_cast<std::size_t>(st.st_size);

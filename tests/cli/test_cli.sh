@@ -64,5 +64,32 @@ grep -q "^rows shared: " /tmp/vq_cli_out.$$ || { echo "FAIL: paired layout lacks
 expect_exit 2 "layout needs a model" "$vq" layout
 expect_exit 2 "--expand needs --collapsed" "$vq" layout "$fx/examples/float.onnx" --expand a
 expect_exit 3 "layout of a bad model" "$vq" layout "$fx/bad/truncated.onnx"
+# Invalid quantization parameters load (exit 0) and show as an error finding in the summary.
+qp="$(dirname "$0")/../fixtures/malformed/quant_params/qdq_per_axis_scale_length"
+expect_exit 0 "compare with invalid quantization parameters" "$vq" compare "$qp/float.onnx" "$qp/quant.onnx"
+grep -q "error invalid_quant_params at 'W_DequantizeLinear': .*per-axis scale has 15 values, but axis 0 of the input has 16" /tmp/vq_cli_out.$$ ||
+  { echo "FAIL: compare summary lacks the invalid_quant_params error"; failures=$((failures + 1)); }
+qp="$(dirname "$0")/../fixtures/malformed/quant_params/mnb_k_near_int64_max"
+expect_exit 0 "weights with MatMulNBits K near INT64_MAX" "$vq" weights "$qp/float.onnx" "$qp/quant.onnx"
+grep -q "^not analysed, invalid quantization parameters: 1" /tmp/vq_cli_out.$$ ||
+  { echo "FAIL: weights table does not list the invalid layer"; failures=$((failures + 1)); }
+# Model-local functions that recurse (tests/fixtures/malformed/, committed): exit 3 with the code and
+# the functions named, in every command that loads a model; they used to crash (SIGSEGV, exit 139).
+recursive="$(dirname "$0")/../fixtures/malformed/recursive_function.onnx"
+mutual="$(dirname "$0")/../fixtures/malformed/mutually_recursive_functions.onnx"
+expect_recursive_named() {  # what cycle
+  grep -q "error \[recursive_function\]: .*$2" /tmp/vq_cli_err.$$ ||
+    { echo "FAIL: $1: stderr lacks the code or the cycle '$2'"; cat /tmp/vq_cli_err.$$; failures=$((failures + 1)); }
+}
+expect_exit 3 "inspect of a recursive function" "$vq" inspect "$recursive"
+expect_recursive_named "inspect" "Recurse -> Recurse"
+expect_exit 3 "inspect --json of mutually recursive functions" "$vq" inspect --json "$mutual"
+expect_recursive_named "inspect --json" "ping -> pong -> ping"
+expect_exit 3 "compare with a recursive function" "$vq" compare "$fx/examples/float.onnx" "$recursive"
+expect_recursive_named "compare" "Recurse -> Recurse"
+expect_exit 3 "weights with a recursive function" "$vq" weights "$recursive" "$fx/examples/quant_qdq.onnx"
+expect_recursive_named "weights" "Recurse -> Recurse"
+expect_exit 3 "layout of a recursive function" "$vq" layout "$recursive"
+expect_recursive_named "layout" "Recurse -> Recurse"
 rm -f /tmp/vq_cli_out.$$ /tmp/vq_cli_err.$$
 [ "$failures" = 0 ]

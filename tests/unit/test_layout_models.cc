@@ -22,12 +22,6 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-std::string env_dir(const char* name) {
-  const char* dir = std::getenv(name);
-  if (!dir || !*dir) throw std::runtime_error(std::string(name) + " is not set (run the tests through ctest)");
-  return dir;
-}
-
 std::string pair_file(const std::string& pair, const char* side) { return env_dir("VQ_PAIRS_DIR") + "/" + pair + "/" + side + ".onnx"; }
 
 std::vector<std::string> fixture_models() {

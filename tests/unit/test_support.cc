@@ -9,11 +9,13 @@
 
 namespace vq::test {
 
-std::string fixtures_dir() {
-  const char* dir = std::getenv("VQ_FIXTURES_DIR");
-  if (!dir || !*dir) throw std::runtime_error("VQ_FIXTURES_DIR is not set (run the tests through ctest)");
+std::string env_dir(const char* name) {
+  const char* dir = std::getenv(name);
+  if (!dir || !*dir) throw std::runtime_error(std::string(name) + " is not set (run the tests through ctest)");
   return dir;
 }
+
+std::string fixtures_dir() { return env_dir("VQ_FIXTURES_DIR"); }
 
 std::string fixture(const std::string& relative) { return fixtures_dir() + "/" + relative; }
 
@@ -45,9 +47,7 @@ onnx::NodeProto make_node(const std::string& op, const std::vector<std::string>&
 }
 
 std::string pair_file(const std::string& pair, const std::string& side) {
-  const char* dir = std::getenv("VQ_PAIRS_DIR");
-  if (!dir || !*dir) throw std::runtime_error("VQ_PAIRS_DIR is not set (run the tests through ctest)");
-  return std::string(dir) + "/" + pair + "/" + side + ".onnx";
+  return env_dir("VQ_PAIRS_DIR") + "/" + pair + "/" + side + ".onnx";
 }
 
 onnx::ModelProto identity_model() {

@@ -16,6 +16,9 @@ namespace vq::test {
 // tests/fixtures/pairs/<pair>/<side>.onnx (VQ_PAIRS_DIR), side "float" or "quant".
 std::string pair_file(const std::string& pair, const std::string& side);
 
+// A folder named by an environment variable that ctest sets (VQ_FIXTURES_DIR, VQ_PAIRS_DIR, ...).
+std::string env_dir(const char* name);
+
 // Folder the fixture generator wrote (VQ_FIXTURES_DIR).
 std::string fixtures_dir();
 std::string fixture(const std::string& relative);

@@ -38,7 +38,7 @@ onnx::TensorProto uint8_tensor(const std::string& name, const std::vector<std::i
 }
 
 // GatherBlockQuantized over a uint8 table, as ONNX Runtime packs it: `codes` is [rows, cols] of
-// `bits`-bit codes, packed along the last axis low bits first; scales [rows, cols / block];
+// `bits`-bit codes, packed along the last axis low bits first; scales [rows, ceil(cols / block)];
 // zero points packed the same way when given.
 Model gather_block_quantized_model(int bits, std::int64_t rows, std::int64_t cols, std::int64_t block,
                                    const std::vector<std::uint8_t>& codes, const std::vector<float>& scales,
@@ -54,7 +54,7 @@ Model gather_block_quantized_model(int bits, std::int64_t rows, std::int64_t col
       }
     return out;
   };
-  const std::int64_t blocks = cols / block;
+  const std::int64_t blocks = (cols + block - 1) / block;  // the last block may be short
   onnx::ModelProto m;
   m.set_ir_version(8);
   auto* opset = m.add_opset_import();
@@ -89,7 +89,7 @@ Model gather_block_quantized_model(int bits, std::int64_t rows, std::int64_t col
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(gather_block_quantized_uint8_packs_nibbles_low_first) {
-  const std::int64_t rows = 3, cols = 8, block = 4;
+  const std::int64_t rows = 3, cols = 32, block = 16;  // two blocks a row; block_size is a power of 2, at least 16
   std::vector<std::uint8_t> codes, zps;
   for (std::int64_t i = 0; i < rows * cols; ++i) codes.push_back(static_cast<std::uint8_t>((i * 7 + 3) % 16));
   for (std::int64_t i = 0; i < rows * 2; ++i) zps.push_back(static_cast<std::uint8_t>(5 + i));
@@ -97,20 +97,20 @@ BOOST_AUTO_TEST_CASE(gather_block_quantized_uint8_packs_nibbles_low_first) {
   const Model m = gather_block_quantized_model(4, rows, cols, block, codes, scales, zps);
   const WeightDigest d = digest_of(m, "GatherBlockQuantized");
   BOOST_TEST(d.rows == 3u);  // one channel per table row (the gathered axis)
-  BOOST_TEST(d.cols == 8u);
+  BOOST_TEST(d.cols == 32u);
   BOOST_TEST(d.dequantized);
   BOOST_TEST(d.stored_type == "uint4");
-  BOOST_REQUIRE(d.channel_cols == 8u);  // short rows are read whole
+  BOOST_REQUIRE(d.signature_cols == 32u);  // short rows are sampled whole
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t k = 0; k < cols; ++k) {
       const auto slot = static_cast<std::size_t>(r * 2 + k / block);
       const float want = (static_cast<float>(codes[static_cast<std::size_t>(r * cols + k)]) - static_cast<float>(zps[slot])) * scales[slot];
-      BOOST_TEST(d.channels[static_cast<std::size_t>(r * cols + k)] == want);
+      BOOST_TEST(d.signature[static_cast<std::size_t>(r * cols + k)] == static_cast<double>(want));
     }
 }
 
 BOOST_AUTO_TEST_CASE(gather_block_quantized_uint8_defaults_to_the_middle_code) {
-  const std::int64_t rows = 2, cols = 4, block = 4;
+  const std::int64_t rows = 2, cols = 4, block = 16;  // one (short) block a row
   const std::vector<std::uint8_t> codes = {0, 128, 255, 130, 127, 1, 200, 128};
   const std::vector<float> scales = {0.5f, 0.25f};
   const Model m = gather_block_quantized_model(8, rows, cols, block, codes, scales, {});
