@@ -360,6 +360,12 @@ std::string version() { return VQ_VERSION; }
 
 void warm_up() { vq::prepare_operator_schemas(); }
 
+// TEST HOOK, not for callers: a real wasm trap (RuntimeError "unreachable"), with C++ unwinding
+// skipped, as a stack overflow or a corrupt pointer gives. The tests of instance recovery
+// (tests/node/trap_hook.mjs) use it to fail an instance now that no model file does. Nothing in the
+// wrapper or the UIs calls it.
+void test_only_trap() { __builtin_trap(); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(visualquant) {
@@ -394,4 +400,5 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("array", &GraphLayout::array);
   emscripten::function("version", &version);
   emscripten::function("warmUp", &warm_up);
+  emscripten::function("testOnlyTrap", &test_only_trap);
 }

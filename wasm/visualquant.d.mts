@@ -5,11 +5,27 @@ export type VisualQuantErrorCode =
   | 'usage' | 'io' | 'empty_input' | 'not_onnx' | 'truncated' | 'too_deep' | 'payload_size_mismatch'
   | 'invalid_shape' | 'shape_too_large' | 'unsafe_external_path' | 'missing_external_file'
   | 'external_range_out_of_file' | 'graph_cycle' | 'dangling_input' | 'duplicate_value_name'
-  | 'unknown_element_type' | 'wrong_data_field' | 'out_of_memory' | 'not_found';
+  | 'unknown_element_type' | 'wrong_data_field' | 'invalid_quant_params' | 'recursive_function'
+  | 'function_nesting_too_deep' | 'field_too_large' | 'out_of_memory' | 'not_found';
 
 export class VisualQuantError extends Error {
   readonly code: VisualQuantErrorCode;
   constructor(code: VisualQuantErrorCode, message: string);
+}
+
+/**
+ * A call into the wasm module failed with something other than a VisualQuantError: a trap
+ * (WebAssembly.RuntimeError: "unreachable", "memory access out of bounds"), a stack overflow
+ * (RangeError), an abort, a C++ exception that escaped. The instance is then corrupt and is never
+ * entered again: every later call on it, and on the comparisons and layout views it opened, throws
+ * this same failure. Load a fresh instance (VisualQuantInstances.live() does).
+ */
+export class VisualQuantInstanceFailure extends Error {
+  /** What the module threw. */
+  readonly cause: unknown;
+  /** The failure was memory running out (not a corrupt pointer or a call stack too deep). */
+  readonly outOfMemory: boolean;
+  constructor(cause: unknown);
 }
 
 export interface InspectValue {
@@ -282,10 +298,33 @@ export interface WeightLayer {
   sensitivity: number;
 }
 
+/** One broken rule of the spec in a weight's quantization parameters (quant/quant_param_rules.h). */
+export interface QuantParamViolation {
+  node: string;
+  /** The input or attribute at fault ("scale", "block_size", "K"...). */
+  subject: string;
+  found: string;
+  required: string;
+  message: string;
+}
+
+/** An aligned weight that is not analysed: its quantization parameters break the spec. */
+export interface InvalidWeightLayer {
+  entry: number;
+  float_node: string;
+  quant_node: string;
+  float_op_type: string;
+  quant_op_type: string;
+  check: 'invalid_quant_params';
+  violations: QuantParamViolation[];
+}
+
 export interface WeightsReport {
   ranking: string;
   histogram_bins: number;
   layers: WeightLayer[];
+  /** Present only when some aligned weights could not be analysed. */
+  invalid?: InvalidWeightLayer[];
 }
 
 export interface CompareOptions {
@@ -491,12 +530,14 @@ export interface ModelLayoutViews {
   inspect(): string;
   /** JSON text of a NodeReport, by node id or unique name; throws VisualQuantError('not_found'). */
   node(nodeName: string): string;
-  /** Frees the model; view() must not be called afterwards. */
+  /** Frees the model; later calls throw VisualQuantError('usage'). */
   close(): void;
 }
 
 export class VisualQuant {
   readonly version: string;
+  /** True once a call failed with a VisualQuantInstanceFailure: the instance is not used again. */
+  readonly failed: boolean;
   /** Builds what the first model would otherwise wait for (the onnx operator schemas): call it while
    *  the user is still choosing files. */
   warmUp(): void;
@@ -551,8 +592,20 @@ export interface LintFinding {
 }
 
 export interface LoadOptions {
-  /** Bytes of visualquant_core.wasm; required under Node. */
+  /** Bytes of visualquant_core.wasm; required under Node (or wasmModule). */
   wasmBinary?: Uint8Array;
+  /** Those bytes compiled (WebAssembly.compile): a new instance without compiling again. */
+  wasmModule?: WebAssembly.Module;
 }
 
 export function loadVisualQuant(options?: LoadOptions): Promise<VisualQuant>;
+
+/**
+ * The core for a caller that goes on after a VisualQuantInstanceFailure: live() resolves to the
+ * current instance while it works, and to a fresh one (the wasm compiled once) after it failed.
+ * What the failed instance opened is gone: open it again on the new one.
+ */
+export class VisualQuantInstances {
+  constructor(options?: LoadOptions);
+  live(): Promise<VisualQuant>;
+}

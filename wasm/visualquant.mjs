@@ -10,6 +10,50 @@ export class VisualQuantError extends Error {
   }
 }
 
+/**
+ * The wasm instance failed in a way the core did not catch: a trap ("unreachable", "memory access out
+ * of bounds"), a stack overflow (a RangeError), an abort, a C++ exception that escaped. C++ unwinding
+ * did not run, so its memory and its stack pointer may be corrupt: the instance must not be used
+ * again (every later call on it, and on what it opened, throws this at once). Load a fresh one, or
+ * use VisualQuantInstances, which does.
+ */
+export class VisualQuantInstanceFailure extends Error {
+  constructor(cause) {
+    super(`the core failed (${describeCause(cause)}); this instance cannot be used again`, { cause });
+    this.name = 'VisualQuantInstanceFailure';
+    this.outOfMemory = isOutOfMemory(cause);
+  }
+}
+
+function describeCause(cause) {
+  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
+  // A C++ exception that escaped the bindings is a WebAssembly.Exception, without a message.
+  if (typeof WebAssembly.Exception === 'function' && cause instanceof WebAssembly.Exception) return 'an uncaught C++ exception';
+  return String(cause);
+}
+
+// Memory that ran out, as opposed to memory gone wrong: "memory access out of bounds" is a corrupt
+// pointer, and a call stack too deep is a RangeError but no lack of memory.
+function isOutOfMemory(cause) {
+  const text = cause instanceof Error ? cause.message : String(cause);
+  return /out of memory|allocation failed|cannot enlarge memory|maximum memory size exceeded|bad_alloc/i.test(text);
+}
+
+// Runs work(), then release() (frees what it put in wasm memory), unless work failed with something
+// other than the core's own error: the instance is then corrupt, and touching its memory again could
+// fail again and hide the first failure.
+function thenRelease(work, release) {
+  let result;
+  try {
+    result = work();
+  } catch (e) {
+    if (e instanceof VisualQuantError) release();
+    throw e;
+  }
+  release();
+  return result;
+}
+
 function unwrap(result) {
   if (!result.ok) throw new VisualQuantError(result.errorCode, result.errorMessage);
   return result.json;
@@ -55,16 +99,38 @@ function interleave(Type, a, b) {
 export class VisualQuant {
   constructor(module) {
     this.module = module;
+    /** The VisualQuantInstanceFailure that ended this instance, or null while it works. */
+    this.failure = null;
+  }
+
+  /** True once a call failed with something other than a VisualQuantError: see VisualQuantInstanceFailure. */
+  get failed() {
+    return this.failure !== null;
+  }
+
+  // Every call into the module goes through here. The core's own errors (VisualQuantError) leave the
+  // instance as it was; anything else ends it, and it is never entered again.
+  guarded(work) {
+    if (this.failure) throw this.failure;
+    try {
+      return work();
+    } catch (e) {
+      if (e instanceof VisualQuantError) throw e;
+      this.failure ??= e instanceof VisualQuantInstanceFailure ? e : new VisualQuantInstanceFailure(e);
+      this.module = null;  // nothing reaches the corrupt instance any more, and its memory can go
+      this.graphLayout = null;
+      throw this.failure;
+    }
   }
 
   get version() {
-    return this.module.version();
+    return this.guarded(() => this.module.version());
   }
 
   /** Builds what the first model would otherwise wait for (the onnx operator schemas): call it
    *  while the user is still choosing files. */
   warmUp() {
-    this.module.warmUp();
+    this.guarded(() => this.module.warmUp());
   }
 
   // toHeap(bytes) for the calls below: copies bytes into the wasm heap with one HEAPU8.set (fast)
@@ -84,19 +150,21 @@ export class VisualQuant {
   // into the wasm heap with one HEAPU8.set (fast) and returns their address. Everything is freed
   // afterwards.
   withSession(externalFiles, fn) {
-    const m = this.module;
-    const session = new m.Session();
-    const held = [];
-    const toHeap = this.heapWriter(held);
-    try {
-      for (const [name, data] of Object.entries(externalFiles)) {
-        unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
-      }
-      return fn(session, toHeap);
-    } finally {
-      session.delete();
-      for (const p of held) m._free(p);
-    }
+    return this.guarded(() => {
+      const m = this.module;
+      const session = new m.Session();
+      const held = [];
+      const toHeap = this.heapWriter(held);
+      return thenRelease(() => {
+        for (const [name, data] of Object.entries(externalFiles)) {
+          unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
+        }
+        return fn(session, toHeap);
+      }, () => {
+        session.delete();
+        for (const p of held) m._free(p);
+      });
+    });
   }
 
   /**
@@ -138,37 +206,46 @@ export class VisualQuant {
    * text as layout(bytes, fileName, options); close() frees the model.
    */
   openLayout(bytes, fileName, externalFiles = {}) {
-    const m = this.module;
-    const layouts = new m.ModelLayouts();
-    const held = [];
-    const toHeap = this.heapWriter(held);
-    const close = () => {
-      layouts.delete();
-      for (const p of held) m._free(p);
-      held.length = 0;
-    };
-    try {
-      for (const [name, data] of Object.entries(externalFiles)) unwrap(layouts.addExternalFile(name, toHeap(data), data.byteLength));
-      unwrap(layouts.open(toHeap(bytes), bytes.byteLength, fileName));
-    } catch (e) {
-      close();
-      throw e;
-    }
+    const views = this.guarded(() => {
+      const m = this.module;
+      const layouts = new m.ModelLayouts();
+      const held = [];
+      const toHeap = this.heapWriter(held);
+      const release = () => {
+        layouts.delete();
+        for (const p of held) m._free(p);
+      };
+      try {
+        for (const [name, data] of Object.entries(externalFiles)) unwrap(layouts.addExternalFile(name, toHeap(data), data.byteLength));
+        unwrap(layouts.open(toHeap(bytes), bytes.byteLength, fileName));
+      } catch (e) {
+        if (e instanceof VisualQuantError) release();
+        throw e;
+      }
+      return { m, layouts, release };
+    });
+    // Null once closed. Calls on a failed instance throw its failure; close() then frees nothing.
+    let open = views;
+    const call = (work) => this.guarded(() => {
+      if (!open) throw new VisualQuantError('usage', 'this model was closed');
+      return work(open);
+    });
     return {
-      view: (options = {}) => {
+      view: (options = {}) => call(({ m, layouts }) => {
         const { json, sizes } = layoutOptions(options);
         const scratch = [];
-        try {
-          return unwrap(layouts.view(json, this.heapWriter(scratch)(bytesOf(sizes)), sizes.length));
-        } finally {
-          for (const p of scratch) m._free(p);
-        }
-      },
+        return thenRelease(() => unwrap(layouts.view(json, this.heapWriter(scratch)(bytesOf(sizes)), sizes.length)),
+          () => { for (const p of scratch) m._free(p); });
+      }),
       /** The model's inspect report (JSON text), as VisualQuant.inspect gives, from the model already loaded. */
-      inspect: () => unwrap(layouts.inspect()),
+      inspect: () => call(({ layouts }) => unwrap(layouts.inspect())),
       /** One node's detail (JSON text), as OpenComparison.node for this model. */
-      node: (nodeName) => unwrap(layouts.node(nodeName)),
-      close,
+      node: (nodeName) => call(({ layouts }) => unwrap(layouts.node(nodeName))),
+      close: () => {
+        const closing = open;
+        open = null;
+        if (closing && !this.failed) this.guarded(closing.release);
+      },
     };
   }
 
@@ -188,7 +265,6 @@ export class VisualQuant {
    * LayoutResult in visualquant.d.mts.
    */
   layoutGraph(graph, options = {}) {
-    const m = this.module;
     const n = graph.width.length, edges = graph.from.length, groups = graph.groupParent ? graph.groupParent.length : 0;
     // The core reads exactly n, edges and groups entries from each array: check before it does.
     const sameLength = (array, length, what) => {
@@ -200,40 +276,42 @@ export class VisualQuant {
     sameLength(graph.groupWidth, groups, 'groupWidth');
     sameLength(graph.groupHeight, groups, 'groupHeight');
     if (options.collapsed && options.collapsed !== 'firstView') sameLength(options.collapsed, groups, 'collapsed');
-    const held = [];
-    const write = this.heapWriter(held);
-    const toHeap = (array) => (array ? write(bytesOf(array)) : 0);
-    const { collapsed, ...engine } = options;
-    // One engine per module, kept: its level cache makes a second call that expands a group lay out
-    // only that group's interior and the levels around it.
-    this.graphLayout ??= new m.GraphLayout();
-    const runner = this.graphLayout;
-    try {
-      const groupSizes = graph.groupWidth && graph.groupHeight ? interleave(Float64Array, graph.groupWidth, graph.groupHeight) : null;
-      const collapsedFlags = collapsed && collapsed !== 'firstView' ? Uint8Array.from(collapsed) : null;
-      if (collapsed === 'firstView') engine.firstView = true;
-      const stats = JSON.parse(unwrap(runner.run(
-        toHeap(interleave(Float64Array, graph.width, graph.height)), n,
-        toHeap(interleave(Int32Array, graph.from, graph.to)), edges,
-        toHeap(graph.nodeGroup ? Int32Array.from(graph.nodeGroup) : null),
-        toHeap(groups ? Int32Array.from(graph.groupParent) : null), groups,
-        toHeap(groupSizes), toHeap(collapsedFlags), JSON.stringify(engine))));
-      const result = { ...stats };
-      for (const name of RESULT_ARRAYS) result[name] = runner.array(name).slice();
-      return result;
-    } finally {
-      for (const p of held) m._free(p);
-    }
+    return this.guarded(() => {
+      const m = this.module;
+      const held = [];
+      const write = this.heapWriter(held);
+      const toHeap = (array) => (array ? write(bytesOf(array)) : 0);
+      const { collapsed, ...engine } = options;
+      // One engine per module, kept: its level cache makes a second call that expands a group lay out
+      // only that group's interior and the levels around it.
+      this.graphLayout ??= new m.GraphLayout();
+      const runner = this.graphLayout;
+      return thenRelease(() => {
+        const groupSizes = graph.groupWidth && graph.groupHeight ? interleave(Float64Array, graph.groupWidth, graph.groupHeight) : null;
+        const collapsedFlags = collapsed && collapsed !== 'firstView' ? Uint8Array.from(collapsed) : null;
+        if (collapsed === 'firstView') engine.firstView = true;
+        const stats = JSON.parse(unwrap(runner.run(
+          toHeap(interleave(Float64Array, graph.width, graph.height)), n,
+          toHeap(interleave(Int32Array, graph.from, graph.to)), edges,
+          toHeap(graph.nodeGroup ? Int32Array.from(graph.nodeGroup) : null),
+          toHeap(groups ? Int32Array.from(graph.groupParent) : null), groups,
+          toHeap(groupSizes), toHeap(collapsedFlags), JSON.stringify(engine))));
+        const result = { ...stats };
+        for (const name of RESULT_ARRAYS) result[name] = runner.array(name).slice();
+        return result;
+      }, () => { for (const p of held) m._free(p); });
+    });
   }
 }
 
 /**
  * A comparison kept open in the core for lazy questions: the alignment report now, one layer's
- * weight analysis or the lint when asked. Holds both models in wasm memory until close().
+ * weight analysis or the lint when asked. Holds both models in wasm memory until close(). Once its
+ * instance has failed, every call throws that VisualQuantInstanceFailure.
  */
 export class OpenComparison {
-  constructor(module, session, held) {
-    this.module = module;
+  constructor(core, session, held) {
+    this.core = core;
     this.session = session;
     this.held = held;
   }
@@ -243,9 +321,17 @@ export class OpenComparison {
     return this.reportText;
   }
 
+  // A question to the core about this comparison, through its instance's guard.
+  ask(question) {
+    return this.core.guarded(() => {
+      if (!this.session) throw new VisualQuantError('usage', 'this comparison was closed');
+      return unwrap(question(this.session));
+    });
+  }
+
   /** One aligned weight pair's full analysis, by float or quantized node id (JSON text). */
   weightLayer(nodeId, bins = 0) {
-    return unwrap(this.session.weightLayer(nodeId, bins));
+    return this.ask((s) => s.weightLayer(nodeId, bins));
   }
 
   /**
@@ -254,7 +340,7 @@ export class OpenComparison {
    * table of a large model; weightLayer() has one layer's detail), and is compact JSON.
    */
   weights(bins = 0, { detail = true } = {}) {
-    return unwrap(this.session.weights(bins, detail));
+    return this.ask((s) => s.weights(bins, detail));
   }
 
   /**
@@ -262,12 +348,12 @@ export class OpenComparison {
    * --json`): by node id, or by name when one node has it. Throws VisualQuantError('not_found').
    */
   node(side, nodeName) {
-    return unwrap(this.session.node(side, nodeName));
+    return this.ask((s) => s.node(side, nodeName));
   }
 
   /** The quantization lint (JSON text). */
   lint() {
-    return unwrap(this.session.lint());
+    return this.ask((s) => s.lint());
   }
 
   /**
@@ -275,7 +361,7 @@ export class OpenComparison {
    * same options), from this comparison: nothing is loaded or aligned again.
    */
   layout(options = {}) {
-    return unwrap(this.session.comparisonLayout(pairLayoutOptions(options)));
+    return this.ask((s) => s.comparisonLayout(pairLayoutOptions(options)));
   }
 
   /**
@@ -284,40 +370,98 @@ export class OpenComparison {
    * before its first layout. view: 'logical' (default) or 'nodes'.
    */
   labels({ view = 'logical' } = {}) {
-    return unwrap(this.session.comparisonLabels(view));
+    return this.ask((s) => s.comparisonLabels(view));
   }
 
+  /** Frees both models. On a failed instance it only lets go of them: that memory is gone with the instance. */
   close() {
-    if (!this.session) return;
-    this.session.delete();
-    for (const p of this.held) this.module._free(p);
+    const { session, held } = this;
     this.session = null;
     this.held = [];
+    if (!session || this.core.failed) return;
+    this.core.guarded(() => {
+      session.delete();
+      for (const p of held) this.core.module._free(p);
+    });
   }
 }
 
 VisualQuant.prototype.open = function open(firstBytes, firstName, secondBytes, secondName, externalFiles = {}) {
-  const m = this.module;
-  const session = new m.Session();
-  const held = [];
-  const toHeap = this.heapWriter(held);
-  const comparison = new OpenComparison(m, session, held);
-  try {
-    for (const [name, data] of Object.entries(externalFiles)) unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
-    comparison.reportText = unwrap(session.open(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes),
-                                                secondBytes.byteLength, secondName));
-    return comparison;
-  } catch (e) {
-    comparison.close();
-    throw e;
-  }
+  return this.guarded(() => {
+    const session = new this.module.Session();
+    const held = [];
+    const toHeap = this.heapWriter(held);
+    const comparison = new OpenComparison(this, session, held);
+    try {
+      for (const [name, data] of Object.entries(externalFiles)) unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
+      comparison.reportText = unwrap(session.open(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes),
+                                                  secondBytes.byteLength, secondName));
+      return comparison;
+    } catch (e) {
+      if (e instanceof VisualQuantError) comparison.close();
+      throw e;
+    }
+  });
 };
+
+// The Emscripten module's options, and a promise that rejects if instantiating fails. From a module
+// compiled already (wasmModule), a fresh instance costs no compilation and keeps the code the engine
+// has optimised so far; Emscripten's instantiateWasm hook hands it the instance.
+function moduleOptions({ wasmBinary, wasmModule }) {
+  if (!wasmModule) return { options: wasmBinary ? { wasmBinary } : {}, failed: new Promise(() => {}) };
+  let reject;
+  const failed = new Promise((_, r) => { reject = r; });
+  const options = {
+    instantiateWasm(imports, receiveInstance) {
+      WebAssembly.instantiate(wasmModule, imports).then((instance) => receiveInstance(instance, wasmModule), reject);
+      return {};  // the exports come later, through receiveInstance
+    },
+  };
+  return { options, failed };
+}
 
 /**
  * Loads the wasm module. Under Node pass `wasmBinary` (the bytes of visualquant_core.wasm): Node's
  * fetch cannot read file paths. In browsers the .wasm next to this file is fetched by default.
+ * `wasmModule` (those bytes compiled: WebAssembly.compile) gives a new instance without compiling.
  */
 export async function loadVisualQuant(options = {}) {
-  const module = await createVisualQuantModule(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {});
+  const { options: moduleArgs, failed } = moduleOptions(options);
+  const module = await Promise.race([createVisualQuantModule(moduleArgs), failed]);
   return new VisualQuant(module);
+}
+
+/**
+ * The core for a caller that goes on after a VisualQuantInstanceFailure: live() gives the current
+ * instance while it works and a fresh one once it has failed, so the next model loads in clean
+ * memory. What the failed instance opened is not carried over: open it again on the new one.
+ * The wasm is compiled once, for every instance.
+ */
+export class VisualQuantInstances {
+  constructor(options = {}) {
+    this.options = options;
+    this.compiled = null;  // the wasm compiled, once: a promise of a WebAssembly.Module
+    this.loading = null;   // a promise of the current instance
+    this.instance = null;  // the current instance once loaded
+  }
+
+  /** The working instance: the current one, or a fresh one when it has failed (or none was loaded yet). */
+  live() {
+    if (!this.loading || this.instance?.failed) {
+      this.instance = null;
+      this.loading = this.fresh().then((vq) => (this.instance = vq), (e) => {
+        this.loading = null;  // the next call tries again, compiling again too
+        this.compiled = null;
+        throw e;
+      });
+    }
+    return this.loading;
+  }
+
+  async fresh() {
+    const { wasmBinary, wasmModule, ...rest } = this.options;
+    if (!wasmBinary && !wasmModule) return loadVisualQuant(rest);
+    this.compiled ??= wasmModule ? Promise.resolve(wasmModule) : WebAssembly.compile(wasmBinary);
+    return loadVisualQuant({ ...rest, wasmModule: await this.compiled });
+  }
 }

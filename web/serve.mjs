@@ -43,8 +43,10 @@ const TYPES = {
   '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.map': 'application/json',
   '.txt': 'text/plain; charset=utf-8', '.png': 'image/png', '.svg': 'image/svg+xml',
 };
+// The page's own policy (its <meta> tag in src/index.html), and frame-ancestors, which only a header
+// can carry: no other site may frame the page (clickjacking). The header also covers the worker.
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
-  "connect-src 'self'; object-src 'none'; base-uri 'none'";
+  "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 // The file a URL path names, or null: only inside a mounted folder (no '..', no symbolic link out).
 function resolve(urlPath) {

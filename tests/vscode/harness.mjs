@@ -165,6 +165,16 @@ export async function webviewFrame(page, predicate, timeout = 60000) {
   }
 }
 
+/**
+ * With VQ_VSCODE_CPU_THROTTLE=N, the workbench runs N times slower (Chromium's CPU throttling): VS
+ * Code's focus timers then land as late as on a slow or loaded machine, which is where keys sent
+ * before the focus settles go astray (workbench_focus.mjs). Off by default.
+ */
+export async function throttleIfAsked(page) {
+  const rate = Number(process.env.VQ_VSCODE_CPU_THROTTLE ?? 0);
+  if (rate > 1) await (await page.context().newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate });
+}
+
 export async function shot(page, name) {
   mkdirSync(shotsDir, { recursive: true });
   await page.screenshot({ path: path.join(shotsDir, `${name}.png`) });

@@ -5,15 +5,18 @@
 // Explorer and run Compare Quantization from the context menu, check both graphs in the webview and
 // that clicking a node selects its counterpart, hide and show the tab (selection, overlay, cameras and
 // keyboard focus come back), open a model in the custom editor (with a node's detail from the core),
-// open the corrupt one, save the JSON and CSV exports, compare from the Command Palette, and cancel a
-// long load from its notification. Screenshots go to tests/out/vscode/.
+// open the corrupt one, save the JSON and CSV exports, compare from the Command Palette, cancel a
+// long load from its notification, and open a model whose external data is a symbolic link (refused).
+// Keys are sent only once VS Code's focus has come to rest (workbench_focus.mjs says why).
+// Screenshots go to tests/out/vscode/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli, cliCompare, launchBrowser, newPage, pairsDir, root } from '../browser/harness.mjs';
-import { installExtension, makeHome, shot, startCodeServer, vsixPath, webviewFrame } from './harness.mjs';
+import { installExtension, makeHome, shot, startCodeServer, throttleIfAsked, vsixPath, webviewFrame } from './harness.mjs';
+import { acceptFocusedRow, openFromExplorer, pickInQuickPick, quickInputFocused, runCommand, showTab } from './workbench_focus.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
 const reference = cliCompare(path.join(pairsDir, PAIR, 'float.onnx'), path.join(pairsDir, PAIR, 'quant.onnx'));
@@ -33,10 +36,23 @@ before(async () => {
   const big = spawnSync(existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3',
     [path.join(root, 'tests/browser/make_large_pair.py'), path.join(home.workspace, 'big'), '5000'], { encoding: 'utf8' });
   assert.equal(big.status, 0, big.stderr);
+  // A model with its weights in an external-data file (float.weights), twice: beside the model as a
+  // regular file, and as a symbolic link to a copy outside the workspace, which must be refused.
+  const external = path.join(home.home, 'external');
+  const made = spawnSync(existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3',
+    [path.join(root, 'tests/browser/make_large_pair.py'), external, '2', '--external'], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  for (const dir of ['regular', 'linked']) {
+    mkdirSync(path.join(home.workspace, dir));
+    copyFileSync(path.join(external, 'float.onnx'), path.join(home.workspace, dir, `${dir}.onnx`));
+  }
+  copyFileSync(path.join(external, 'float.weights'), path.join(home.workspace, 'regular/float.weights'));
+  symlinkSync(path.join(external, 'float.weights'), path.join(home.workspace, 'linked/float.weights'));
   installLog = installExtension(home, vsixPath());
   server = await startCodeServer(home);
   browser = await launchBrowser();
   page = await newPage(browser.context);
+  await throttleIfAsked(page);
   await page.goto(server.url);
   await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 90000 });
 });
@@ -66,26 +82,11 @@ async function clickNode(frame, side, id) {
   await frame.locator(`#graph-${side} .graph-canvas`).click({ position: pos });
 }
 
-/** Runs a command from the Command Palette (F1), the workbench focused first. */
-async function runCommand(title) {
-  // The palette can close again while the workbench moves focus as it opens (seen on a fresh CI
-  // machine: its input went inert, then hidden): it is opened again, at most three times.
-  for (let attempt = 1; ; ++attempt) {
-    await page.locator('.tabs-container .tab.active').click();
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    try {
-      await input.waitFor();
-      await input.fill(`>${title}`, { timeout: 5000 });
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
-      break;
-    } catch (e) {
-      if (attempt === 3) throw e;
-      await page.keyboard.press('Escape');
-    }
-  }
-  await page.keyboard.press('Enter');
-}
+/**
+ * Waits until the extension says it saved `name` (its status bar message comes once
+ * workspace.fs.writeFile is done: the file can exist, still empty, before that).
+ */
+const saidSaved = (name) => page.locator('.statusbar-item', { hasText: `VisualQuant: saved ${name}` }).first().waitFor({ timeout: 30000 });
 
 const selected = (frame, host) => frame.evaluate((host) => [...document.querySelectorAll(`#${host} li[aria-selected="true"]`)].map((li) => li.dataset.id).sort(), host);
 
@@ -149,8 +150,7 @@ test('clicking a node selects its counterparts on the other side (a fused Conv+B
 });
 
 test('a model opens in the custom editor: its graph, node details and quantization summary', async () => {
-  await row('quant.onnx').click();
-  await page.keyboard.press('Enter');
+  await openFromExplorer(page, row('quant.onnx'));
   const viewer = await webviewFrame(page, () => document.body.classList.contains('viewer') && document.body.dataset.state === 'ready'
     && document.getElementById('model-name').textContent === 'quant.onnx', 120000);
   const ids = await viewer.$$eval('#graph-model li[data-id]', (lis) => lis.map((li) => li.dataset.id));
@@ -182,8 +182,7 @@ test('a model opens in the custom editor: its graph, node details and quantizati
 });
 
 test('a corrupt .onnx shows the core\'s error in the tab, not a blank tab', async () => {
-  await row('broken.onnx').click();
-  await page.keyboard.press('Enter');
+  await openFromExplorer(page, row('broken.onnx'));
   const viewer = await webviewFrame(page, () => document.body.classList.contains('viewer') && document.body.dataset.state === 'error', 120000);
   const error = viewer.locator('#error');
   assert.equal(await error.isVisible(), true);
@@ -194,9 +193,8 @@ test('a corrupt .onnx shows the core\'s error in the tab, not a blank tab', asyn
 });
 
 test('the comparison keeps its selection when its tab is hidden and shown again', async () => {
-  await page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).click();
-  const frame = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float')
-    && document.querySelectorAll('#graph-quant li[aria-selected="true"]').length > 0, 60000);
+  const frame = await showTab(page, page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }), () => document.body.dataset.state === 'ready'
+    && !!document.getElementById('graph-float') && document.querySelectorAll('#graph-quant li[aria-selected="true"]').length > 0);
   assert.deepEqual({ float: await selected(frame, 'graph-float'), quant: await selected(frame, 'graph-quant') }, lastSelection);
   // The same view: both cameras as they were (setState kept them while the tab was hidden).
   await frame.waitForFunction(() => document.querySelector('#graph-float .graph-canvas').dataset.transform);
@@ -218,7 +216,7 @@ test('the comparison keeps its selection when its tab is hidden and shown again'
 });
 
 test('Swap: the core keeps the quantized model by its content, and the user is told', async () => {
-  await runCommand('VisualQuant: Swap Float and Quantized');
+  await runCommand(page, 'VisualQuant: Swap Float and Quantized');
   const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'stays the quantized model' });
   await toast.waitFor({ timeout: 60000 });
   const frame = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 60000);
@@ -229,15 +227,14 @@ test('Swap: the core keeps the quantized model by its content, and the user is t
 });
 
 test('Save the JSON Report… writes where the user chooses (the workspace by default): the CLI\'s report', async () => {
-  await runCommand('VisualQuant: Save the JSON Report…');
+  await runCommand(page, 'VisualQuant: Save the JSON Report…');
   // code-server's save dialog: a path field that starts in the workspace folder.
-  const input = page.locator('.quick-input-widget input');
-  await page.waitForFunction(() => /float-compare\.json$/.test(document.querySelector('.quick-input-widget input')?.value ?? ''));
+  const input = await quickInputFocused(page, { value: 'float-compare\\.json$' });
   assert.equal(await input.inputValue(), path.join(home.workspace, 'float-compare.json'));
   await shot(page, '09-save-dialog');
   await page.keyboard.press('Enter');
   const saved = path.join(home.workspace, 'float-compare.json');
-  for (let i = 0; i < 100 && !existsSync(saved); i++) await page.waitForTimeout(100);
+  await saidSaved('float-compare.json');
   // The tab was swapped above: the core was given quant.onnx first, which the report says.
   const cli = cliCompare(path.join(home.workspace, 'cnn/quant.onnx'), path.join(home.workspace, 'cnn/float.onnx'));
   assert.deepEqual(JSON.parse(readFileSync(saved, 'utf8')), cli);
@@ -245,12 +242,12 @@ test('Save the JSON Report… writes where the user chooses (the workspace by de
 });
 
 test('Save the CSV Layer Table… writes the layer table into the workspace: every quantized weight, worst first', async () => {
-  await runCommand('VisualQuant: Save the CSV Layer Table…');
-  await page.waitForFunction(() => /float-layers\.csv$/.test(document.querySelector('.quick-input-widget input')?.value ?? ''));
-  assert.equal(await page.locator('.quick-input-widget input').inputValue(), path.join(home.workspace, 'float-layers.csv'));
+  await runCommand(page, 'VisualQuant: Save the CSV Layer Table…');
+  const input = await quickInputFocused(page, { value: 'float-layers\\.csv$' });
+  assert.equal(await input.inputValue(), path.join(home.workspace, 'float-layers.csv'));
   await page.keyboard.press('Enter');
   const saved = path.join(home.workspace, 'float-layers.csv');
-  for (let i = 0; i < 100 && !existsSync(saved); i++) await page.waitForTimeout(100);
+  await saidSaved('float-layers.csv');
   const lines = readFileSync(saved, 'utf8').trim().split(/\r?\n/);
   assert.match(lines[0], /^Rank,Float node,Quantized node,Op,Codes,Params,SQNR dB,/);
   assert.equal(lines.length, reference.weights.layers.length + 1);
@@ -262,15 +259,14 @@ test('Save the CSV Layer Table… writes the layer table into the workspace: eve
 });
 
 test('Compare with… from a model\'s viewer: the counterpart comes first in the quick pick', async () => {
-  await page.locator('.tabs-container .tab', { hasText: /^quant\.onnx$/ }).click();
-  const viewer = await webviewFrame(page, () => document.body.classList.contains('viewer') && document.body.dataset.state === 'ready'
-    && document.getElementById('model-name').textContent === 'quant.onnx', 60000);
+  const viewer = await showTab(page, page.locator('.tabs-container .tab', { hasText: /^quant\.onnx$/ }), () => document.body.classList.contains('viewer')
+    && document.body.dataset.state === 'ready' && document.getElementById('model-name').textContent === 'quant.onnx');
   await viewer.locator('#compare-with').click();
+  await quickInputFocused(page, { title: '^Compare quant\\.onnx with' });
   const first = page.locator('.quick-input-list .monaco-list-row').first();
-  await first.waitFor();
   assert.match(await first.textContent(), /float\.onnx/);
   await shot(page, '10-compare-with');
-  await page.keyboard.press('Enter');
+  await acceptFocusedRow(page, 'float.onnx');
   await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 120000);
   assert.equal(await page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).count(), 2);
 });
@@ -284,7 +280,7 @@ test('the comparison follows the editor\'s theme: a dark theme repaints the page
   }));
   const before = await theme();
   assert.equal(before.kind, 'light');
-  await runCommand('Preferences: Toggle between Light/Dark Themes');
+  await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
   await frame.waitForFunction(() => document.documentElement.dataset.theme === 'dark', null, { timeout: 30000 });
   const after = await theme();
   assert.equal(after.graph, after.editor, 'the graph background is the editor\'s');
@@ -292,14 +288,8 @@ test('the comparison follows the editor\'s theme: a dark theme repaints the page
   await shot(page, '11-dark-theme');
 });
 
-/** Picks a model in the quick pick the compare commands show, by its path in the workspace. */
-async function pickInQuickPick(relative) {
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(relative);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: relative }).first().waitFor({ timeout: 15000 });
-  await page.keyboard.press('Enter');
-}
+/** The titles of the two quick picks the compare commands show (RegExp sources). */
+const FIRST_PICK = '^Compare Quantization: a model', SECOND_PICK = '^Compare quant\\.onnx with';
 
 const pairTabs = () => page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).count();
 
@@ -309,14 +299,14 @@ const markOldFrames = () => Promise.all(page.frames().map((f) => f.evaluate(() =
 test('Compare Quantization… from the Command Palette asks for both models and opens the comparison', async () => {
   const before = await pairTabs();
   await markOldFrames();
-  await runCommand('VisualQuant: Compare Quantization…');
-  await pickInQuickPick('cnn/quant.onnx');
+  await runCommand(page, 'VisualQuant: Compare Quantization…');
+  await pickInQuickPick(page, FIRST_PICK, 'cnn/quant.onnx');
   // The second pick offers the likely counterpart first: the float model of the same folder.
+  await quickInputFocused(page, { title: SECOND_PICK });
   const first = page.locator('.quick-input-list .monaco-list-row').first();
-  await page.waitForFunction(() => /Compare quant\.onnx with/.test(document.querySelector('.quick-input-widget .quick-input-title')?.textContent ?? ''));
   assert.match(await first.textContent(), /float\.onnx.*cnn/);
   await shot(page, '12-palette-second-pick');
-  await page.keyboard.press('Enter');
+  await acceptFocusedRow(page, 'cnn/float.onnx');
   const frame = await webviewFrame(page, () => !window.__vqOld && document.body.dataset.state === 'ready' && !!document.getElementById('graph-float')
     && document.querySelectorAll('#graph-float li[data-id]').length > 0, 120000);
   assert.equal(await frame.textContent('#name-float'), 'float.onnx');
@@ -326,10 +316,9 @@ test('Compare Quantization… from the Command Palette asks for both models and 
 
 test('cancelling a long load from its notification closes the tab and says so', async () => {
   const before = await pairTabs();
-  await runCommand('VisualQuant: Compare Quantization…');
-  await pickInQuickPick('big/quant.onnx');
-  await page.waitForFunction(() => /Compare quant\.onnx with/.test(document.querySelector('.quick-input-widget .quick-input-title')?.textContent ?? ''));
-  await pickInQuickPick('big/float.onnx');
+  await runCommand(page, 'VisualQuant: Compare Quantization…');
+  await pickInQuickPick(page, FIRST_PICK, 'big/quant.onnx');
+  await pickInQuickPick(page, SECOND_PICK, 'big/float.onnx');
   const progress = page.locator('.notifications-toasts .notification-toast', { hasText: 'Opening float.onnx and quant.onnx' });
   await progress.waitFor({ timeout: 60000 });
   await shot(page, '13-load-progress');
@@ -343,4 +332,20 @@ test('cancelling a long load from its notification closes the tab and says so', 
     const state = await frame.evaluate(() => (document.getElementById('graph-float') ? document.body.dataset.state : null)).catch(() => null);
     assert.notEqual(state, 'error', 'a comparison page in error');
   }
+});
+
+test('external data that is a symbolic link is refused (unsafe_external_path, as the CLI); a regular file beside the model loads', async () => {
+  await row('linked').click();
+  await openFromExplorer(page, row('linked.onnx'));
+  const refused = await webviewFrame(page, () => document.body.classList.contains('viewer') && document.body.dataset.state === 'error'
+    && document.getElementById('model-name').textContent === 'linked.onnx', 120000);
+  assert.equal(await refused.getAttribute('#error', 'data-code'), 'unsafe_external_path');
+  assert.match(await refused.textContent('#error'), /external data file 'float\.weights' is refused: it is a symbolic link/);
+  await shot(page, '15-external-link-refused');
+  await row('regular').click();
+  await openFromExplorer(page, row('regular.onnx'));
+  const viewer = await webviewFrame(page, () => document.body.classList.contains('viewer') && document.body.dataset.state === 'ready'
+    && document.getElementById('model-name').textContent === 'regular.onnx', 120000);
+  assert.ok(await viewer.$$eval('#graph-model li[data-id]', (lis) => lis.length) > 0);
+  assert.deepEqual(await violations(viewer), []);
 });

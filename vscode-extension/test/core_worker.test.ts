@@ -1,17 +1,20 @@
 // The real core behind the host's dispatcher: the built worker thread (dist/core_worker.mjs, the web
 // page's Web Worker script under Node) opens a fixture pair and a single model named by reference,
 // answers layouts, weights and lint, reports a corrupt model's error code, cancels a running load by
-// ending the thread, and reads external data next to a model when it names it.
+// ending the thread, and reads external data next to a model when it names it (never through a
+// symbolic link: unsafe_external_path, as the CLI).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FileReference, FromCore, Result } from '../../web/src/protocol/messages';
 import { HostDispatcher, type HostFiles } from '../src/host/dispatch';
+import { externalFileIn } from '../src/host/external_file';
 import { NodeCoreConnection } from '../src/host/node_connection';
+import { linkAwareDisk } from './link_aware_disk';
 
 function repoRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
@@ -36,9 +39,10 @@ class DiskFiles implements HostFiles {
     onProgress(bytes.length, bytes.length);
     return new Uint8Array(bytes);
   }
+  /** As WorkspaceFiles finds it (external_file.ts): a symbolic link is refused. */
   async sibling(model: FileReference, name: string) {
-    const p = path.join(path.dirname(fileURLToPath(model.ref)), name);
-    return existsSync(p) ? { name, ref: pathToFileURL(p).href } : null;
+    const p = await externalFileIn(linkAwareDisk, path.dirname(fileURLToPath(model.ref)), name);
+    return p ? { name, ref: pathToFileURL(p).href } : null;
   }
 }
 
@@ -150,6 +154,36 @@ test('external data is read next to the model when the core names it', async () 
     const opened = await ask('open', { first: ref(models[0]), second: ref(models[1]), external: [] });
     assert.equal(opened.type, 'result', JSON.stringify(opened));
     assert.ok(files.reads.some((n) => !n.endsWith('.onnx')), `external file read: ${files.reads.join(', ')}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('external data that is a symbolic link is refused as the CLI refuses it: unsafe_external_path', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-external-link-'));
+  try {
+    const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+    const models = path.join(dir, 'models');
+    const r = spawnSync(python, [path.join(root, 'tests/browser/make_large_pair.py'), models, '3', '--external'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    // The float model's weights, moved out of its folder and linked back in.
+    const weights = path.join(models, 'float.weights'), elsewhere = path.join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    copyFileSync(weights, path.join(elsewhere, 'float.weights'));
+    unlinkSync(weights);
+    symlinkSync(path.join(elsewhere, 'float.weights'), weights);
+    const { ask, files } = session();
+    const refused = await ask('openModel', { file: ref(path.join(models, 'float.onnx')), external: [] });
+    assert.equal(refused.type, 'error', JSON.stringify(refused));
+    assert.equal(refused.type === 'error' && refused.error.code, 'unsafe_external_path', JSON.stringify(refused));
+    assert.match(refused.type === 'error' ? refused.error.message : '', /external data file 'float\.weights' is refused: it is a symbolic link/);
+    assert.deepEqual(files.reads, ['float.onnx'], 'the link is never read');
+    // The same weights as a regular file: the model loads.
+    unlinkSync(weights);
+    copyFileSync(path.join(elsewhere, 'float.weights'), weights);
+    const opened = await ask('openModel', { file: ref(path.join(models, 'float.onnx')), external: [] });
+    assert.equal(opened.type, 'result', JSON.stringify(opened));
+    assert.ok(files.reads.includes('float.weights'), files.reads.join(', '));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -60,8 +60,11 @@ class FakeFiles implements HostFiles {
     onProgress(bytes.length, bytes.length);
     return bytes;
   }
+  /** Names refused as WorkspaceFiles refuses a symbolic link. */
+  readonly links = new Set<string>();
   async sibling(model: FileReference, name: string) {
     const ref = model.ref.replace(/[^/]+$/, name);
+    if (this.links.has(ref)) throw new CoreRequestError('unsafe_external_path', `external data file '${name}' is refused: it is a symbolic link`);
     return this.contents.has(ref) ? { name, ref } : null;
   }
 }
@@ -209,6 +212,19 @@ test('an external file that is not there: the core\'s error as it is', async () 
   core.fail(core.sent[0].id, missing);
   await until(() => posted.some((m) => m.type === 'error'));
   assert.deepEqual(posted.at(-1), { type: 'error', id: 4, error: missing });
+});
+
+test('an external file the host refuses (a symbolic link): unsafe_external_path to the page, nothing read', async () => {
+  const { core, files, posted, send, first } = setup();
+  files.add('file:///w/linked.bin', [1, 2]);
+  files.links.add('file:///w/linked.bin');
+  send({ type: 'request', id: 6, method: 'openModel', params: { file: first, external: [] } });
+  await until(() => core.sent.length === 1);
+  core.fail(core.sent[0].id, { code: 'missing_external_file', message: "external data file 'linked.bin' does not exist next to the model" });
+  await until(() => posted.some((m) => m.type === 'error'));
+  assert.deepEqual(posted.at(-1), { type: 'error', id: 6, error: { code: 'unsafe_external_path', message: "external data file 'linked.bin' is refused: it is a symbolic link" } });
+  assert.equal(core.sent.length, 1, 'the core is not asked again');
+  assert.ok(!files.reads.includes('file:///w/linked.bin'));
 });
 
 test('errors keep their codes: the core\'s (a corrupt model), and io for a file the host cannot read', async () => {

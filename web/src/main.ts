@@ -79,7 +79,10 @@ class App {
     this.detail = new DetailPanel(byId('detail'), {
       selectId: (side, id) => this.selectId(side, id),
       loadWeights: (info, host) => void this.loadWeights(info, host),
-      loadNode: (side, nodeId) => this.core.request('node', { side, nodeId }).promise,
+      loadNode: (side, nodeId) => this.core.request('node', { side, nodeId }).promise.catch((e: unknown) => {
+        this.showRestart(e, 'The node detail failed.');
+        throw e;
+      }),
       plotQuantParams: (q, host) => void import('./ui/weight_chart').then((m) => m.renderQuantParams(host, q)),
     });
     this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, id) => this.selectId(side, id));
@@ -275,7 +278,7 @@ class App {
       byId('progress').hidden = true;
       this.running = null;
       if (isCancel(e)) this.showError('Cancelled. Open the models again when ready.', 'cancelled');
-      else if (e instanceof CoreRequestError) this.showError(`Could not open ${this.names.first} and ${this.names.second}. ${describeError(e)}`, e.code);
+      else if (e instanceof CoreRequestError) this.showError(`Could not open ${this.names.first} and ${this.names.second}. ${describeError(e)}${this.coreRestarted(e)}`, e.code);
       else this.showError(`Could not open the models: ${e instanceof Error ? e.message : String(e)}`, 'io');
     }
   }
@@ -290,7 +293,7 @@ class App {
       if (ticket !== this.opening) return;
       this.weights = weights;
       this.comparison?.setWeights(weights);
-      this.table.setLayers(weights.layers);
+      this.table.setLayers(weights.layers, weights.invalid?.length ?? 0);
       mark('weights');
       status.textContent = 'Checking quantization parameters…';
       const lint = await this.core.request('lint', {}).promise;
@@ -308,7 +311,7 @@ class App {
     } catch (e) {
       if (ticket !== this.opening) return;
       status.textContent = '';
-      if (!isCancel(e)) this.showError(`The weight analysis failed. ${e instanceof CoreRequestError ? describeError(e) : String(e)}`, 'analysis');
+      if (!isCancel(e)) this.showError(`The weight analysis failed. ${e instanceof CoreRequestError ? describeError(e) : String(e)}${this.coreRestarted(e)}`, 'analysis');
     }
   }
 
@@ -395,6 +398,8 @@ class App {
   private async setView(view: LayoutView) {
     if (!this.report || view === this.view) return;
     this.view = view;
+    // Kept at once: a tab hidden before the new layout arrives keeps the toggle.
+    this.persist();
     await this.relayout('view');
   }
 
@@ -456,7 +461,7 @@ class App {
     } catch (e) {
       byId('progress').hidden = true;
       this.running = null;
-      this.showError(isCancel(e) ? 'Cancelled: the core was restarted. Open the models again.' : `Layout failed. ${e instanceof CoreRequestError ? describeError(e) : String(e)}`, 'layout');
+      this.showError(isCancel(e) ? 'Cancelled: the core was restarted. Open the models again.' : `Layout failed. ${e instanceof CoreRequestError ? describeError(e) : String(e)}${this.coreRestarted(e)}`, 'layout');
     }
   }
 
@@ -665,6 +670,14 @@ class App {
   // ---- weights and export ------------------------------------------------------------------------
   private async loadWeights(info: NodeInfo, host: HTMLElement) {
     const c = this.comparison!;
+    const invalid = c.weightLayer(info) ? null : c.invalidWeight(info);
+    if (invalid) {
+      // Not analysed, and said so: numbers made from parameters that break the spec would be invented.
+      host.replaceChildren(el('p', { class: 'muted', text: 'Not analysed: the quantized weight\'s quantization parameters break the spec.' }),
+        el('ul', { class: 'violations' }, ...invalid.violations.map((v) => el('li', { text: v.message }))));
+      host.dataset.loaded = 'true';
+      return;
+    }
     const layer = c.weightLayer(info);
     const entry = c.entry(info.entry);
     const nodeId = layer?.quant_node ?? entry?.quant_ops[0] ?? info.node.id;
@@ -676,10 +689,27 @@ class App {
       await renderWeightCharts(host, detail);
       host.dataset.loaded = 'true';
     } catch (e) {
+      this.showRestart(e, 'The weight analysis failed.');
       if (!host.isConnected) return;
       const text = e instanceof CoreRequestError && e.code === 'not_found' ? 'This op has no quantized weight to compare.' : `Weight analysis failed: ${e instanceof Error ? e.message : String(e)}`;
       host.replaceChildren(el('p', { class: 'muted', text }));
     }
+  }
+
+  /**
+   * After an error: when it says the core's wasm instance failed and was replaced (`restarted`), the
+   * pair the core held is gone, so what needs it (layouts, views, groups, exports) stops until the
+   * models are opened again. Returns what the error shown adds about it.
+   */
+  private coreRestarted(e: unknown): string {
+    if (!(e instanceof CoreRequestError && e.restarted) || !this.report) return '';
+    this.report = null;
+    return '. The comparison shown is closed: open the models again.';
+  }
+
+  /** A lazy request (a node's detail, a layer's charts) failed with the core's instance: says so where everyone sees it. */
+  private showRestart(e: unknown, what: string) {
+    if (e instanceof CoreRequestError && e.restarted && this.report) this.showError(`${what} ${describeError(e)}${this.coreRestarted(e)}`, e.code);
   }
 
   private showError(text: string, code = 'error') {

@@ -16,7 +16,10 @@ export interface HostFiles {
   /** Changes when the file does (size and modification time): part of the cache key. */
   version(ref: FileReference): Promise<string>;
   read(ref: FileReference, signal: AbortSignal, onProgress: (loaded: number, total: number) => void): Promise<Uint8Array>;
-  /** The file `name` (a relative path the core already checked) in the folder of `model`, if it exists. */
+  /**
+   * The file `name` (a relative path the core already checked) in the folder of `model`, if it exists.
+   * Throws CoreRequestError('unsafe_external_path') when it is, or its path goes through, a symbolic link.
+   */
   sibling(model: FileReference, name: string): Promise<FileReference | null>;
 }
 
@@ -51,7 +54,7 @@ const cancelled = (): CoreError => ({ code: 'cancelled', message: 'cancelled' })
 const isCancel = (e: unknown) => e instanceof CoreRequestError && e.code === 'cancelled';
 
 function errorOf(e: unknown): CoreError {
-  if (e instanceof CoreRequestError) return { code: e.code, message: e.message };
+  if (e instanceof CoreRequestError) return { code: e.code, message: e.message, ...(e.restarted ? { restarted: true } : {}) };
   if (e instanceof DOMException && e.name === 'AbortError') return cancelled();
   const code = (e as { code?: unknown })?.code;
   // File system errors (vscode.FileSystemError, Node's ENOENT) are the core's 'io'.
@@ -190,7 +193,8 @@ export class HostDispatcher {
     try {
       return await request.promise;
     } catch (e) {
-      if (isCancel(e)) this.forget();
+      // The core was ended (cancelled) or replaced its failed instance: nothing is open there now.
+      if (isCancel(e) || (e instanceof CoreRequestError && e.restarted)) this.forget();
       throw e;
     }
   }

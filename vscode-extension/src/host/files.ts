@@ -1,9 +1,10 @@
 // HostFiles over vscode.workspace.fs: the models are read where they are (local, SSH, containers,
 // virtual file systems), by the extension host. A page reads only the files the extension gave it
-// (and external-data files next to them): any other reference is refused.
+// (and external-data files next to them, never through a symbolic link): any other reference is refused.
 import * as vscode from 'vscode';
 import type { FileReference } from '../../../web/src/protocol/messages';
 import type { HostFiles } from './dispatch';
+import { externalFileIn, type LinkAwareFileSystem } from './external_file';
 
 export const referenceTo = (uri: vscode.Uri): FileReference => ({ name: baseName(uri), ref: uri.toString() });
 
@@ -47,18 +48,24 @@ export class WorkspaceFiles implements HostFiles {
     return bytes;
   }
 
+  /** Throws unsafe_external_path for a symbolic link (external_file.ts). */
   async sibling(model: FileReference, name: string): Promise<FileReference | null> {
-    const parts = name.split('/');
-    if (name.startsWith('/') || parts.some((p) => p === '..' || p === '' || p.includes('\\'))) return null;
-    const uri = vscode.Uri.joinPath(this.uriOf(model), '..', ...parts);
-    try {
-      if ((await vscode.workspace.fs.stat(uri)).type & vscode.FileType.File) {
-        this.allowed.add(uri.toString());
-        return { name, ref: uri.toString() };
-      }
-    } catch {
-      // no such file
-    }
-    return null;
+    const uri = await externalFileIn(workspaceFs, vscode.Uri.joinPath(this.uriOf(model), '..'), name);
+    if (!uri) return null;
+    this.allowed.add(uri.toString());
+    return { name, ref: uri.toString() };
   }
 }
+
+/** vscode.workspace.fs as external_file.ts sees it: its stat sets FileType.SymbolicLink on a link. */
+const workspaceFs: LinkAwareFileSystem<vscode.Uri> = {
+  child: (folder, name) => vscode.Uri.joinPath(folder, name),
+  async stat(uri) {
+    try {
+      const { type } = await vscode.workspace.fs.stat(uri);
+      return { isFile: (type & vscode.FileType.File) !== 0, isSymbolicLink: (type & vscode.FileType.SymbolicLink) !== 0 };
+    } catch {
+      return null;  // no such file
+    }
+  },
+};

@@ -1,6 +1,7 @@
 // CoreConnection over a Node worker thread running the core (core_worker_node.ts), as the web page's
 // WorkerConnection is over a Web Worker. Cancelling the request the core is running ends the thread
 // (a wasm call cannot be interrupted) and starts a fresh one: `generation` goes up, the open pair is gone.
+// The same happens, inside the thread, when its wasm instance fails (an error with `restarted`).
 import { Worker } from 'node:worker_threads';
 import { PendingTable, type CoreConnection, type PendingRequest, type RequestOptions } from '../../../web/src/protocol/connection';
 import type { FromCore, Method, Params, Result, ToCore } from '../../../web/src/protocol/messages';
@@ -31,8 +32,12 @@ export class NodeCoreConnection implements CoreConnection {
   }
 
   private receive(message: FromCore) {
-    if (message.type === 'ready') this.version = message.version;
-    else this.pending.settle(message);
+    if (message.type === 'ready') {
+      this.version = message.version;
+      return;
+    }
+    if (message.type === 'error' && message.error.restarted) this.generation++;
+    this.pending.settle(message);
   }
 
   request<M extends Method>(method: M, params: Params<M>, options: RequestOptions = {}): PendingRequest<Result<M>> {

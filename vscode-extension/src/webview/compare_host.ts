@@ -3,7 +3,8 @@
 // editor's settings, theme and state keeping.
 import { setUiHost, type UiState } from '../../../web/src/host';
 import { focusGraphWhenShown } from './focus';
-import { editorTheme, keptState, pageInit, saveThroughHost } from './page_host';
+import { keptState } from './kept_state';
+import { editorTheme, pageInit, saveThroughHost } from './page_host';
 import { VsCodeConnection } from './vscode_connection';
 
 const init = pageInit('compare');
@@ -14,7 +15,7 @@ setUiHost({
   options: init.options,
   theme: editorTheme(),
   save: (name, data, type) => void saveThroughHost(name, data, type),
-  // The same two files in either order (a swap keeps the view).
-  state: keptState<UiState>(JSON.stringify([init.files.first.ref, init.files.second.ref].sort())),
+  // The same two files in either order (a swap keeps the view); the cameras move continuously.
+  state: keptState<UiState>(JSON.stringify([init.files.first.ref, init.files.second.ref].sort()), ['cameras']),
 });
 focusGraphWhenShown('#graph-float canvas');

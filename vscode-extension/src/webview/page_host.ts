@@ -1,6 +1,6 @@
 // What both webview pages share: the VS Code API (acquired once), the start-up data the extension put
-// in the HTML, the editor's theme (body[data-vscode-theme-kind], watched), exports handed to the
-// extension to save, and the view state kept by VS Code while the tab is hidden (setState).
+// in the HTML, the editor's theme (body[data-vscode-theme-kind], watched) and exports handed to the
+// extension to save. The view state kept while the tab is hidden is kept_state.ts's.
 import type { ThemeName } from '../../../web/src/ui/overlays';
 import type { FromWebview, PageInit } from './host_messages';
 
@@ -40,39 +40,4 @@ export async function saveThroughHost(name: string, data: string | Blob, mime: s
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   vscodeApi().postMessage({ type: 'save', name, mime, base64: btoa(binary) });
-}
-
-/**
- * The page's saved state when it belongs to `key` (the files shown), and a saver that writes it at
- * most every 200 ms (a pan saves the camera on every frame). A change after a quiet spell is written
- * at once, and a pending one as soon as the page loses focus: a click elsewhere in VS Code comes
- * before the tab is hidden, and a hidden page is gone with whatever it had not written.
- */
-export function keptState<S>(key: string): { restored: S | undefined; save(state: S): void } {
-  const saved = vscodeApi().getState() as { key?: string; state?: S } | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let pending = false;
-  let latest: S | undefined;
-  const write = () => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (pending) write();
-    }, 200);
-    pending = false;
-    vscodeApi().setState({ key, state: latest });
-  };
-  const flush = () => {
-    if (pending) write();
-  };
-  window.addEventListener('blur', flush);
-  window.addEventListener('pagehide', flush);
-  return {
-    restored: saved?.key === key ? saved.state : undefined,
-    save(state) {
-      latest = state;
-      pending = true;
-      if (timer === undefined) write();
-    },
-  };
 }

@@ -9,7 +9,8 @@ import { GraphView, type Camera, type NodePaint } from '../../../web/src/ui/grap
 import { NodeReportCache, nodeDetailBox } from '../../../web/src/ui/node_detail_view';
 import { textOn } from '../../../web/src/ui/overlays';
 import { focusGraphWhenShown } from './focus';
-import { editorTheme, keptState, pageInit, vscodeApi } from './page_host';
+import { keptState } from './kept_state';
+import { editorTheme, pageInit, vscodeApi } from './page_host';
 import { VsCodeConnection } from './vscode_connection';
 
 interface ViewerState {
@@ -21,7 +22,7 @@ interface ViewerState {
 const init = pageInit('viewer');
 const core = new VsCodeConnection();
 const theme = editorTheme();
-const kept = keptState<ViewerState>(init.file.ref);
+const kept = keptState<ViewerState>(init.file.ref, ['camera']);  // the camera moves continuously
 let restored = kept.restored ?? null;
 let view: LayoutView = restored?.view ?? init.view;
 let layout: LayoutReport | null = null;

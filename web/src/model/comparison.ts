@@ -1,8 +1,8 @@
 // What the UI derives from the core's reports, without any DOM: which drawn node belongs to which
 // mapping entry, its counterparts on the other side, its match status, weight error and precision.
 import type {
-  CompareReport, LayoutLabelsReport, LayoutModelNode, LayoutPairReport, LayoutReport, LintFinding, LogicalOp, MappingEntry, WeightLayer,
-  WeightsReport,
+  CompareReport, InvalidWeightLayer, LayoutLabelsReport, LayoutModelNode, LayoutPairReport, LayoutReport, LintFinding, LogicalOp, MappingEntry,
+  WeightLayer, WeightsReport,
 } from '../protocol/messages';
 
 export type Side = 'float' | 'quant';
@@ -59,6 +59,7 @@ export class Comparison {
   /** Group index -> the drawn node of that group when it is collapsed, per side. */
   private readonly collapsedNode: Record<Side, Map<number, number>>;
   private layersByEntry = new Map<number, WeightLayer>();
+  private invalidByEntry = new Map<number, InvalidWeightLayer>();
   private lintByNode = new Map<string, LintFinding[]>();
 
   constructor(readonly report: CompareReport, readonly layout: LayoutPairReport, private readonly nodeGroups: NodeGroups | null = null) {
@@ -150,6 +151,12 @@ export class Comparison {
 
   setWeights(weights: WeightsReport): void {
     this.layersByEntry = new Map(weights.layers.map((l) => [l.entry, l]));
+    this.invalidByEntry = new Map((weights.invalid ?? []).map((l) => [l.entry, l]));
+  }
+
+  /** The node's entry's weight when it was not analysed because its quantization parameters break the spec. */
+  invalidWeight(info: NodeInfo): InvalidWeightLayer | null {
+    return info.entry === null ? null : this.invalidByEntry.get(info.entry) ?? null;
   }
 
   /** The weight analysis summary of a node's entry (from the weights report), if it has one. */

@@ -18,15 +18,19 @@ export interface CoreConnection {
   request<M extends Method>(method: M, params: Params<M>, options?: RequestOptions): PendingRequest<Result<M>>;
   /** Cancels a request: it rejects with code 'cancelled'. Cancelling a running request may reset the core (open pair lost). */
   cancel(id: number): void;
-  /** Goes up when the core was reset (a running request cancelled): models must be opened again. */
+  /** Goes up when the core was reset (a running request cancelled, or its instance failed): models must be opened again. */
   readonly generation: number;
   dispose(): void;
 }
 
 export class CoreRequestError extends Error implements CoreError {
-  constructor(readonly code: CoreError['code'], message: string) {
+  /** The core was restarted by this failure (CoreError.restarted): what was open is gone. */
+  readonly restarted: boolean;
+
+  constructor(readonly code: CoreError['code'], message: string, restarted = false) {
     super(message);
     this.name = 'CoreRequestError';
+    this.restarted = restarted;
   }
 }
 
@@ -67,7 +71,7 @@ export class PendingTable {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
-    p.reject(new CoreRequestError(error.code, error.message));
+    p.reject(new CoreRequestError(error.code, error.message, error.restarted ?? false));
   }
 
   /** Settles what a message from the core answers: progress, a result or an error ('ready' is the transport's). */

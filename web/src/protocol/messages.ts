@@ -11,7 +11,7 @@ export type {
   CompareReport, InspectReport, LayoutLabelsReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode,
   LabelledGroup, LabelledNode, LintFinding,
   LogicalOp, MappingEntry, MappingKind, FusionGroup, NodeAttribute, NodeInput, NodeOutput, NodeReport, NodeTensorSummary,
-  TensorQuantization, WeightLayer, WeightsReport,
+  TensorQuantization, WeightLayer, WeightsReport, InvalidWeightLayer, QuantParamViolation,
 } from 'visualquant-core';
 
 /** One file handed to the core: its name (as the model refers to it, for external data) and bytes. */
@@ -83,12 +83,19 @@ export type Method = keyof CoreMethods;
 export type Params<M extends Method> = CoreMethods[M]['params'];
 export type Result<M extends Method> = CoreMethods[M]['result'];
 
-/** Error codes: the core's, plus what a transport adds. */
-export type CoreErrorCode = VisualQuantErrorCode | 'not_found' | 'no_open_pair' | 'no_open_model' | 'cancelled' | 'transport' | 'internal';
+/** Error codes: the core's, plus what a transport adds. 'core_failed': the wasm instance failed (a trap, a stack overflow). */
+export type CoreErrorCode =
+  | VisualQuantErrorCode | 'not_found' | 'no_open_pair' | 'no_open_model' | 'cancelled' | 'transport' | 'internal' | 'core_failed';
 
 export interface CoreError {
   code: CoreErrorCode;
   message: string;
+  /**
+   * The core's wasm instance failed on this request and was replaced by a fresh one: the pair or
+   * model that was open is gone (open it again). Set with 'core_failed', or 'out_of_memory' when
+   * memory ran out.
+   */
+  restarted?: boolean;
 }
 
 // ---- UI -> core ----------------------------------------------------------------------------------
@@ -154,6 +161,10 @@ export const ERROR_WORDS: Record<string, string> = {
   graph_cycle: 'the nodes form a cycle',
   dangling_input: 'a node reads a value that nothing produces',
   duplicate_value_name: 'one value name has two producers',
+  invalid_quant_params: 'quantization parameters do not fit their tensor',
+  recursive_function: 'a model-local function calls itself, directly or through other functions',
+  function_nesting_too_deep: 'functions and subgraphs are nested deeper than the limit',
+  field_too_large: 'a protobuf field is larger than protobuf allows (2 GiB): keep the weights in external data',
   out_of_memory: 'the browser ran out of memory for the models',
   not_found: 'no such node',
   no_open_pair: 'no models are open',
@@ -161,6 +172,7 @@ export const ERROR_WORDS: Record<string, string> = {
   cancelled: 'cancelled',
   transport: 'the connection to the core failed',
   internal: 'an internal error occurred',
+  core_failed: 'the tool hit an internal failure on this model, and its core has been restarted',
 };
 
 export function describeError(error: CoreError): string {

@@ -1,6 +1,7 @@
 // The ranked layer table: every quantized weight, worst first, sortable by any column and
 // filterable by name or op type. Clicking a row selects the layer's nodes in both graphs.
 import type { WeightLayer } from '../protocol/messages';
+import { csvCell } from '../export/csv_cell';
 import { el, fmt } from './dom';
 
 interface Column {
@@ -31,14 +32,8 @@ export const COLUMNS: Column[] = [
 
 /** The table's rows as CSV (also written by the VS Code extension host, without the page). */
 export function layersToCsv(layers: WeightLayer[]): string {
-  const cell = (v: string | number | null) => {
-    let s = v === null ? '' : String(v);
-    // Model strings are data: a leading = + - @ would be a formula to a spreadsheet.
-    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  const lines = [COLUMNS.map((c) => cell(c.title)).join(',')];
-  for (const l of layers) lines.push(COLUMNS.map((c) => cell(c.value(l))).join(','));
+  const lines = [COLUMNS.map((c) => csvCell(c.title)).join(',')];
+  for (const l of layers) lines.push(COLUMNS.map((c) => csvCell(c.value(l))).join(','));
   return `${lines.join('\n')}\n`;
 }
 
@@ -56,6 +51,7 @@ export class LayerTable {
   /** The rows shown, in order (rows()), and each one's position by mapping entry. */
   private shown: WeightLayer[] = [];
   private readonly positionOf = new Map<number, number>();
+  private notAnalysed = 0;
   private sortKey = 'rank';
   private ascending = true;
   private filter = '';
@@ -102,8 +98,10 @@ export class LayerTable {
     new ResizeObserver(later).observe(this.scroller);
   }
 
-  setLayers(layers: WeightLayer[]): void {
+  /** The analysed layers, and how many aligned weights were not analysed (invalid quantization parameters). */
+  setLayers(layers: WeightLayer[], notAnalysed = 0): void {
     this.layers = layers;
+    this.notAnalysed = notAnalysed;
     this.render();
   }
 
@@ -177,7 +175,11 @@ export class LayerTable {
     this.shown.forEach((l, i) => this.positionOf.set(l.entry, i));
     this.drawRows();
     const n = this.shown.length;
-    this.count.textContent = n === this.layers.length ? `${n} layers` : `${n} of ${this.layers.length} layers`;
+    const count = n === this.layers.length ? `${n} layers` : `${n} of ${this.layers.length} layers`;
+    // Never a silent gap: weights whose parameters break the spec are not in the table, and say so.
+    this.count.textContent = this.notAnalysed
+      ? `${count} · ${this.notAnalysed} not analysed: invalid quantization parameters (see the lint)`
+      : count;
   }
 
   /** Every row, or in a long table the rows in view with a spacer above and below for the rest. */

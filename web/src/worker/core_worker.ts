@@ -5,15 +5,21 @@
 // Results go back as the core's JSON text, parsed by the receiver (protocol/connection.ts): a string
 // crosses to the page as one copy, where a parsed 20,000-node report is cloned object by object, and
 // this thread does not parse it first.
-import { loadVisualQuant, VisualQuantError, type ModelLayoutViews, type OpenComparison, type VisualQuant } from 'visualquant-core';
+// A request on which the wasm instance fails (not with the core's own error: a trap, a stack
+// overflow) gets an error with `restarted`, and the instance is replaced (live_core.ts): what it had
+// open is dropped, and the next request runs on a fresh one.
+import { VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison } from 'visualquant-core';
 import {
   isReference, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type Params, type ProgressMessage, type RequestMessage,
   type Result, type ToCore,
 } from '../protocol/messages';
+import { LiveCore } from './live_core';
 import { warmUpUntilRequested } from './warm_up';
 
 interface OpenPair {
   comparison: OpenComparison;
+  /** "float.onnx and quant.onnx", for errors. */
+  names: string;
   /** The weights summary's JSON text, kept: the table and the heat overlay ask for it again. */
   weights?: string;
   /** Labels JSON text by view: the logical view's is made ahead, right after the open (see open). */
@@ -23,7 +29,7 @@ interface OpenPair {
 const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore>) => void) | null };
 const post = (message: FromCore) => scope.postMessage(message);
 
-let core: VisualQuant | null = null;
+let live: LiveCore | null = null;
 let pair: OpenPair | null = null;
 /** The single-model viewer's model, loaded once in the core for its layouts and node details. */
 let model: { name: string; views: ModelLayoutViews } | null = null;
@@ -40,8 +46,41 @@ function errorOf(e: unknown): CoreError {
   if (e instanceof VisualQuantError) return { code: e.code, message: e.message };
   const code = (e as { code?: unknown })?.code;
   if (typeof code === 'string') return { code: code as CoreError['code'], message: String((e as Error).message) };
-  if (e instanceof RangeError || /memory/i.test(String(e))) return { code: 'out_of_memory', message: String(e) };
+  // This thread's own JavaScript hitting a size limit (a report too long for one string): a failure
+  // of the wasm instance is a VisualQuantInstanceFailure, handled apart (failureError).
+  if (e instanceof RangeError && !/call stack/i.test(e.message)) return { code: 'out_of_memory', message: String(e) };
   return { code: 'internal', message: e instanceof Error ? e.message : String(e) };
+}
+
+/** What a request was doing, with the files it was about: "loading a.onnx and b.onnx". */
+function activityOf(message: RequestMessage): string {
+  if (message.method === 'open') return `loading ${message.params.first.name} and ${message.params.second.name}`;
+  if (message.method === 'openModel') return `loading ${message.params.file.name}`;
+  const ofModel = message.method === 'layoutModel' || (message.method === 'node' && !message.params.side);
+  const subject = ofModel ? model?.name : pair?.names;
+  return `answering '${message.method}'${subject ? ` for ${subject}` : ''}`;
+}
+
+/**
+ * The error for a request on which the instance failed: memory that ran out is 'out_of_memory', any
+ * other failure 'core_failed'; either way the instance is being replaced (`restarted`).
+ */
+function failureError(failure: VisualQuantInstanceFailure, message: RequestMessage): CoreError {
+  const cause = failure.cause instanceof Error ? `${failure.cause.name}: ${failure.cause.message}` : String(failure.cause);
+  const text = `${cause}, while ${activityOf(message)}`;
+  return failure.outOfMemory
+    ? { code: 'out_of_memory', message: `${text}; the core has been restarted`, restarted: true }
+    : { code: 'core_failed', message: text, restarted: true };
+}
+
+/**
+ * The instance failed: nothing it opened is used again (not even to close it: its memory is corrupt),
+ * and a fresh one starts; requests wait for it in the queue.
+ */
+function replaceCore() {
+  pair = null;
+  model = null;
+  live!.start().catch(coreDidNotStart);
 }
 
 function requirePair(): OpenPair {
@@ -74,18 +113,24 @@ type Handler<M extends Method> = (params: Params<M>, id: number) => JsonOf<Resul
 const withVersion = (key: string, text: string, version: string) => `{"${key}":${text.trimEnd()},"version":${JSON.stringify(version)}}`;
 const handlers: { [M in Method]: Handler<M> } = {
   open({ first, second, external }, id) {
-    const vq = core!;
+    const vq = live!.current!;
     pair?.comparison.close();
     pair = null;
     const externalFiles = externalOf(external);
     progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
     const comparison = vq.open(bytesOf(first), first.name, bytesOf(second), second.name, externalFiles);
-    const opened: OpenPair = { comparison, labels: {} };
+    const opened: OpenPair = { comparison, names: `${first.name} and ${second.name}`, labels: {} };
     pair = opened;
     // The page's next request is the labels of its view (the logical one unless the user chose the
-    // raw graph): made while the page parses this report, unless another request waits.
+    // raw graph): made while the page parses this report, unless another request waits. If the
+    // instance fails here, the page's labels request reports it: it finds the instance failed.
     setTimeout(() => {
-      if (pair === opened && !draining && queue.length === 0) opened.labels.logical ??= comparison.labels({ view: 'logical' });
+      if (pair !== opened || draining || queue.length !== 0) return;
+      try {
+        opened.labels.logical ??= comparison.labels({ view: 'logical' });
+      } catch {
+        // Nothing kept: the page's own labels request asks again.
+      }
     }, 0);
     return withVersion('report', comparison.report, vq.version);
   },
@@ -118,8 +163,9 @@ const handlers: { [M in Method]: Handler<M> } = {
     model?.views.close();
     model = null;
     progress(id, 'loading', `loading ${file.name}`);
-    model = { name: file.name, views: core!.openLayout(bytesOf(file), file.name, externalOf(external)) };
-    return withVersion('inspect', model.views.inspect(), core!.version);
+    const vq = live!.current!;
+    model = { name: file.name, views: vq.openLayout(bytesOf(file), file.name, externalOf(external)) };
+    return withVersion('inspect', model.views.inspect(), vq.version);
   },
   layoutModel({ view }, id) {
     const m = requireModel();
@@ -137,14 +183,25 @@ function run(message: RequestMessage) {
     const json = handler(message.params, message.id);
     post({ type: 'json-result', id: message.id, method: message.method, json });
   } catch (e) {
-    post({ type: 'error', id: message.id, error: errorOf(e) });
+    if (!(e instanceof VisualQuantInstanceFailure)) {
+      post({ type: 'error', id: message.id, error: errorOf(e) });
+      return;
+    }
+    post({ type: 'error', id: message.id, error: failureError(e, message) });
+    replaceCore();
   }
 }
 
 function drain() {
-  if (draining || !core) return;
-  const next = queue.shift();
-  if (!next) return;
+  const core = live?.current;
+  if (draining || !core || queue.length === 0) return;
+  // A task of this worker's own (the warm-up, the labels made ahead) failed the instance: a load
+  // gets a fresh one (drain runs again once it is up); a question about what was open reports the failure.
+  if (core.failed && (queue[0].method === 'open' || queue[0].method === 'openModel')) {
+    replaceCore();
+    return;
+  }
+  const next = queue.shift()!;
   draining = true;
   // One request per task: messages (cancels) that arrived meanwhile are handled before the next one.
   setTimeout(() => {
@@ -173,20 +230,28 @@ async function start() {
   const wasmUrl = new URL('visualquant_core.wasm', self.location.href);
   const response = await fetch(wasmUrl);
   if (!response.ok) throw new Error(`cannot load the core (${wasmUrl.pathname}: HTTP ${response.status})`);
-  core = await loadVisualQuant({ wasmBinary: new Uint8Array(await response.arrayBuffer()) });
-  // Before any request: the user is still choosing files, and the first comparison need not wait
-  // for the operator schemas.
-  core.warmUp();
-  post({ type: 'ready', version: core.version });
-  drain();
-  warmUpUntilRequested(core, () => requested);
+  let first = true;
+  // Each instance builds the operator schemas (LiveCore) before any request: the user is still
+  // choosing files, and the first comparison need not wait for them. A replacement instance takes
+  // the requests that waited for it.
+  live = new LiveCore(new Uint8Array(await response.arrayBuffer()), (core) => {
+    if (first) {
+      first = false;
+      post({ type: 'ready', version: core.version });
+      warmUpUntilRequested(core, () => requested);
+    }
+    drain();
+  });
+  await live.start();
 }
 
-start().catch((e) => {
-  // Nothing can be answered without the core: fail every request, now and later.
+/** Nothing can be answered without the core: fail every request, now and later. */
+function coreDidNotStart(e: unknown) {
   const error = { code: 'internal' as const, message: `the core did not start: ${e instanceof Error ? e.message : String(e)}` };
   for (const m of queue.splice(0)) post({ type: 'error', id: m.id, error });
   scope.onmessage = (event) => {
     if (event.data.type === 'request') post({ type: 'error', id: event.data.id, error });
   };
-});
+}
+
+start().catch(coreDidNotStart);

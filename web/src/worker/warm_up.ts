@@ -20,16 +20,22 @@ const ROUNDS = 30;
  */
 export function warmUpUntilRequested(core: VisualQuant, requested: () => boolean): void {
   const round = (done: number) => {
-    if (done >= ROUNDS || requested()) return;
-    const pair = core.open(exampleFloat, 'float.onnx', exampleQuant, 'quant.onnx');
+    if (done >= ROUNDS || requested() || core.failed) return;
     try {
-      pair.labels();
-      pair.layout();
-      pair.layout({ view: 'nodes', collapsed: true });
-      pair.weights(0, { detail: false });
-      pair.lint();
-    } finally {
-      pair.close();
+      const pair = core.open(exampleFloat, 'float.onnx', exampleQuant, 'quant.onnx');
+      try {
+        pair.labels();
+        pair.layout();
+        pair.layout({ view: 'nodes', collapsed: true });
+        pair.weights(0, { detail: false });
+        pair.lint();
+      } finally {
+        pair.close();
+      }
+    } catch {
+      // Only a failed instance fails on the example pair: the warm-up ends, and the worker gives
+      // the next load a fresh instance (core.failed).
+      return;
     }
     setTimeout(() => round(done + 1), 0);
   };

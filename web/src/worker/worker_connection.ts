@@ -1,6 +1,7 @@
 // The Web Worker transport of CoreConnection. Cancelling a request that the worker is running ends
 // the worker (wasm calls cannot be interrupted) and starts a fresh one; the open pair is then lost
-// and `generation` goes up.
+// and `generation` goes up. It goes up too when the worker replaced its failed wasm instance (an
+// error with `restarted`).
 import { PendingTable, type CoreConnection, type PendingRequest, type RequestOptions } from '../protocol/connection';
 import type { FromCore, Method, Params, Result, ToCore } from '../protocol/messages';
 
@@ -28,8 +29,10 @@ export class WorkerConnection implements CoreConnection {
     if (message.type === 'ready') {
       this.version = message.version;
       performance.mark('vq:core-ready');  // for the page benchmark's stages (main.ts marks the rest)
+      return;
     }
-    else this.pending.settle(message);
+    if (message.type === 'error' && message.error.restarted) this.generation++;
+    this.pending.settle(message);
   }
 
   request<M extends Method>(method: M, params: Params<M>, options: RequestOptions = {}): PendingRequest<Result<M>> {
