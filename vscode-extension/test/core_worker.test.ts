@@ -15,12 +15,8 @@ import { HostDispatcher, type HostFiles } from '../src/host/dispatch';
 import { externalFileIn } from '../src/host/external_file';
 import { NodeCoreConnection } from '../src/host/node_connection';
 import { linkAwareDisk } from './link_aware_disk';
+import { repoRoot } from './repo_root';
 
-function repoRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'vscode-extension/package.json'))) dir = path.dirname(dir);
-  return dir;
-}
 const root = repoRoot();
 const worker = path.join(root, 'vscode-extension/dist/core_worker.mjs');
 const pairs = path.join(root, 'tests/fixtures/pairs');

@@ -1,21 +1,11 @@
 // The page's and the extension's CSV cells follow the one rule the CLI follows too: the cases in
 // tests/fixtures/csv_cells.json, which core/report/csv_cell.h is tested against as well.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { csvCell } from '../../web/src/export/csv_cell';
-
-function repoRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'tests/fixtures/csv_cells.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('repository root not found');
-    dir = up;
-  }
-  return dir;
-}
+import { repoRoot } from './repo_root';
 
 interface CsvCase { value: string; text: boolean; cell: string }
 

@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { CompareReport, LintFinding, WeightLayer, WeightsReport } from '../../web/src/protocol/messages';
 import { layersToCsv } from '../../web/src/ui/layer_table';
 import { viewerTemplate } from '../src/editor/viewer_template';
@@ -12,25 +11,7 @@ import { pageHtml } from '../src/editor/webview_html';
 import { escapeHtml, htmlReport } from '../../web/src/export/html_report';
 import { csvReport, jsonReport } from '../src/export/reports';
 import { DEFAULT_SETTINGS } from '../src/host/settings';
-
-/** The repository's root: the nearest folder up from here that holds vscode-extension/package.json. */
-function repoRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!fileExists(path.join(dir, 'vscode-extension/package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('repository root not found');
-    dir = up;
-  }
-  return dir;
-}
-function fileExists(p: string) {
-  try {
-    readFileSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { repoRoot } from './repo_root';
 
 const root = repoRoot();
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
