@@ -6,7 +6,8 @@ export type VisualQuantErrorCode =
   | 'invalid_shape' | 'shape_too_large' | 'unsafe_external_path' | 'missing_external_file'
   | 'external_range_out_of_file' | 'graph_cycle' | 'dangling_input' | 'duplicate_value_name'
   | 'unknown_element_type' | 'wrong_data_field' | 'invalid_quant_params' | 'recursive_function'
-  | 'function_nesting_too_deep' | 'field_too_large' | 'out_of_memory' | 'not_found';
+  | 'function_nesting_too_deep' | 'field_too_large' | 'invalid_input_file' | 'input_mismatch'
+  | 'unset_dimension' | 'runtime_failure' | 'out_of_memory' | 'not_found';
 
 export class VisualQuantError extends Error {
   readonly code: VisualQuantErrorCode;

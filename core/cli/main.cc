@@ -2,6 +2,7 @@
 //   visualquant inspect MODEL [--node NAME] [--json] [--max-elements N]
 //   visualquant compare FLOAT QUANT [--json FILE]
 //   visualquant weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]
+//   visualquant activations FLOAT QUANT [--input ...]... [--json FILE] [--csv FILE]
 //   visualquant layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--labels] [--json FILE]
 // Exit codes: 0 ok, 2 usage, 3 the job could not be done: a model could not be loaded (invalid,
 // unsafe or unreadable) or an output could not be written (or would have overwritten an input).
@@ -19,7 +20,8 @@
 #include <initializer_list>
 #include <sstream>
 
-#include "cli/output_paths.h"
+#include "cli/activations_command.h"
+#include "cli/cli_job.h"
 #include "cli/terminal_text.h"
 #include "model/model_loader.h"
 #include "report/compare_report.h"
@@ -32,10 +34,6 @@
 #include "util/error.h"
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 2;
-constexpr int kExitFailed = 3;
 
 const char* kUsage =
     "usage: visualquant <command> [options]\n"
@@ -71,132 +69,28 @@ const char* kUsage =
     "      --no-stubs        far-reaching shared values drawn as long edges, not stubs\n"
     "      --labels          (a pair) every node and group with its label and group, not laid out\n"
     "      --json FILE       also write the layout JSON ('-' for stdout only)\n"
+    "  activations FLOAT QUANT [--input FILE|NAME=FILE|DIR]... [--dim SYMBOL=N]... [--samples N] [--seed N]\n"
+    "              [--engine node|web] [--tap-budget SIZE] [--bins N] [--worst N] [--json FILE] [--csv FILE]\n"
+    "      Run both models on the same inputs with ONNX Runtime and compare every tensor that exists\n"
+    "      in both (aligned, not matched by name): error (SQNR, cosine, MSE, max abs, in quantization\n"
+    "      steps), clipping at each output quantizer, where the error jumps; worst layers with verdicts.\n"
+    "      --input ...       .npy or TensorProto .pb files: FILE for the only input, NAME=FILE per input\n"
+    "                        (repeat a NAME for more samples), or a folder of samples. Without any,\n"
+    "                        seeded synthetic inputs are used and every figure is labelled synthetic\n"
+    "      --dim SYMBOL=N    a value for a symbolic input dimension (or INPUT:POSITION=N)\n"
+    "      --samples N       synthetic samples (default 1); --seed N their seed (default 1)\n"
+    "      --engine E        node: onnxruntime-node (default); web: onnxruntime-web's wasm, the page's engine\n"
+    "      --tap-budget SIZE tensors one run may return (default 512 MB; 64K, 2G): taps are split over runs\n"
+    "      --json FILE       also write the visualquant.activations JSON ('-' for stdout only)\n"
+    "      --csv FILE        also write the compared tensors as CSV, worst first\n"
     "  --version             print the version\n"
     "\n"
-    "exit codes: 0 ok, 2 usage, 3 a model could not be loaded or an output not written\n";
+    "exit codes: 0 ok, 2 usage, 3 a model or input could not be loaded or run, or an output not written\n";
 
 using vq::cli::escape_for_terminal;
 using vq::cli::terminal_safe;
 
-int usage_error(const std::string& message) {
-  std::cerr << "visualquant: " << escape_for_terminal(message) << "\n\n" << kUsage;
-  return kExitUsage;
-}
-
-// Output files the user asked for ("-" is stdout, not a file).
-std::vector<std::string> output_files(std::initializer_list<const std::string*> paths) {
-  std::vector<std::string> files;
-  for (const std::string* p : paths)
-    if (!p->empty() && *p != "-") files.push_back(*p);
-  return files;
-}
-
-// An output that must not or cannot be written: the job stops with exit 3 before any analysis.
-struct OutputRefused {
-  const char* code;
-  std::string message;
-};
-
-// Before loading anything: every output's folder exists and is writable, and no output names an
-// input model file.
-void check_outputs(const std::vector<std::string>& outputs, const std::vector<std::string>& models) {
-  for (const std::string& out : outputs) {
-    if (const auto why = vq::cli::unwritable_reason(out))
-      throw OutputRefused{"output_not_writable", "cannot write '" + out + "': " + *why};
-    if (const auto input = vq::cli::input_named_by(out, models))
-      throw OutputRefused{"output_is_input", "'" + out + "' is the input model '" + *input + "'; refusing to write over it"};
-  }
-}
-
-// After loading a model: no output names one of the external-data files it was read from.
-void check_outputs_spare(const std::vector<std::string>& outputs, const vq::Model& model, const std::string& path) {
-  const auto read = vq::cli::files_read_by(model, path);
-  for (const std::string& out : outputs)
-    if (const auto input = vq::cli::input_named_by(out, read))
-      throw OutputRefused{"output_is_input", "'" + out + "' is '" + *input + "', read by the model '" + path +
-                                                 "'; refusing to write over it"};
-}
-
-std::string base_name(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Prints the text summary, or the JSON alone with `--json -`; with `--json FILE`, also writes the
-// JSON there.
-// Writes a file through write(stream); false (and says why) when it cannot.
-template <typename Write>
-bool write_output(const std::string& path, Write&& write) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) write(out);
-  if (!out) std::cerr << "visualquant: error [output_not_writable]: cannot write '" << escape_for_terminal(path) << "'\n";
-  return static_cast<bool>(out);
-}
-
-bool write_file(const std::string& path, const std::string& text) {
-  return write_output(path, [&](std::ostream& out) { out << text; });
-}
-
-// JSON on stdout, with the control characters JSON may carry raw escaped for the terminal.
-void print_json(const std::string& json) { std::cout << vq::cli::json_for_terminal(json); }
-
-// The text on stdout, or the JSON when json_path is "-"; the JSON also goes to json_path. The text
-// was built from a terminal_safe() copy of the report; terminal_lines() is the safety net.
-template <typename WriteJson>
-int print_or_write(const std::string& text, const std::string& json_path, WriteJson&& write_json) {
-  if (json_path == "-") {
-    std::ostringstream json;
-    write_json(json);
-    print_json(json.str());
-    return kExitOk;
-  }
-  std::cout << vq::cli::terminal_lines(text);
-  if (!json_path.empty() && !write_output(json_path, write_json)) return kExitFailed;
-  return kExitOk;
-}
-
-int print_report(const std::string& text, const std::string& json, const std::string& json_path) {
-  return print_or_write(text, json_path, [&](std::ostream& out) { out << json; });
-}
-
-int print_report(const std::string& text, const nlohmann::ordered_json& report, const std::string& json_path) {
-  return print_or_write(text, json_path, [&](std::ostream& out) { vq::write_report(out, report); });
-}
-
-// Runs a command's work; a model that cannot be loaded becomes exit code 3 with its error code,
-// naming the file `*current` that was being read.
-template <typename Work>
-int guarded(const std::string* current, Work&& work) {
-  try {
-    return work();
-  } catch (const vq::Error& e) {
-    std::cerr << "visualquant: " << escape_for_terminal(*current) << ": error [" << vq::error_code_name(e.code())
-              << "]: " << escape_for_terminal(e.what()) << '\n';
-  } catch (const std::bad_alloc&) {
-    std::cerr << "visualquant: " << escape_for_terminal(*current) << ": error [out_of_memory]: not enough memory to load the model\n";
-  } catch (const OutputRefused& e) {
-    std::cerr << "visualquant: error [" << e.code << "]: " << escape_for_terminal(e.message) << '\n';
-  }
-  return kExitFailed;
-}
-
-// Loads a model for a job that writes `outputs` (naming it in `current`, for guarded's error), and
-// checks that none of them is a file the model was read from.
-vq::Model load_for_job(const std::string& path, const std::vector<std::string>& outputs, std::string& current) {
-  current = path;
-  vq::Model model = vq::load_model_file(path, vq::LoadOptions::without_checker());
-  check_outputs_spare(outputs, model, path);
-  current.clear();
-  return model;
-}
-
-// Loads both models and aligns them.
-std::unique_ptr<vq::Comparison> compare_files(const std::vector<std::string>& models, const std::vector<std::string>& outputs,
-                                              std::string& current) {
-  vq::Model a = load_for_job(models[0], outputs, current);
-  vq::Model b = load_for_job(models[1], outputs, current);
-  return vq::run_comparison(std::move(a), std::move(b), base_name(models[0]), base_name(models[1]));
-}
+using namespace vq::cli;
 
 // `inspect --node`: one node's detail; a node the model lacks is a usage error (exit 2), like an
 // unknown layer for `weights --layer`.
@@ -396,6 +290,11 @@ int run_weights(const std::vector<std::string>& args) {
 
 }  // namespace
 
+int vq::cli::usage_error(const std::string& message) {
+  std::cerr << "visualquant: " << escape_for_terminal(message) << "\n\n" << kUsage;
+  return kExitUsage;
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
@@ -412,5 +311,6 @@ int main(int argc, char** argv) {
   if (command == "compare") return run_compare(args);
   if (command == "weights") return run_weights(args);
   if (command == "layout") return run_layout(args);
+  if (command == "activations") return run_activations(args);
   return usage_error("unknown command '" + command + "'");
 }

@@ -42,6 +42,12 @@ const ElementTypeInfo& element_type_info(ElementType type) {
   return *element_type_info(static_cast<std::int32_t>(type));
 }
 
+const ElementTypeInfo* element_type_named(std::string_view name) {
+  for (const ElementTypeInfo& info : kTable)
+    if (name == info.name) return &info;
+  return nullptr;
+}
+
 std::optional<std::uint64_t> raw_payload_bytes(const ElementTypeInfo& info, std::uint64_t count) {
   if (info.bits == 0) return std::nullopt;
   if (info.bits == 4) return count / 2 + count % 2;

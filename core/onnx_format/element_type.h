@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 namespace vq {
 
@@ -45,6 +46,8 @@ struct ElementTypeInfo {
 // nullptr for codes onnx 1.17 does not define (and for 0, UNDEFINED).
 const ElementTypeInfo* element_type_info(std::int32_t onnx_code);
 const ElementTypeInfo& element_type_info(ElementType type);
+// By name ("float32", "uint8": the names models' value types and runtimes use); nullptr when none.
+const ElementTypeInfo* element_type_named(std::string_view name);
 
 // Bytes that `count` elements occupy in raw_data (4-bit types pack two per byte, odd counts padded);
 // nullopt for strings or on overflow.

@@ -13,6 +13,7 @@
 #include "lint/invalid_weights.h"
 #include "quant/constant_eval.h"
 #include "report/csv_cell.h"
+#include "report/report_numbers.h"
 #include "quant/weight_view.h"
 #include "util/parallel.h"
 
@@ -21,23 +22,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Nine significant digits: the same text natively and in wasm even where a libm differs in the
-// last bit; infinities (a lossless layer's SQNR) become null.
-json num(double v) {
-  if (!std::isfinite(v)) return nullptr;
-  if (v == 0) return 0.0;
-  // Nine significant digits, correctly rounded by printf (glibc and Emscripten's musl agree to the
-  // bit), read back as the double nearest to them, which the JSON writer prints in at most nine.
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", v);
-  return std::strtod(text, nullptr);
-}
-
-json nums(const std::vector<double>& v) {
-  json out = json::array();
-  for (double x : v) out.push_back(num(x));
-  return out;
-}
+json num(double v) { return report_number(v); }
+json nums(const std::vector<double>& v) { return report_numbers(v); }
 
 // "p0.1", "p1", ... "p99.9": the quantiles' keys, made once.
 const std::array<std::string, kQuantiles.size()>& quantile_keys() {

@@ -27,6 +27,10 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::RecursiveFunction: return "recursive_function";
     case ErrorCode::FunctionNestingTooDeep: return "function_nesting_too_deep";
     case ErrorCode::FieldTooLarge: return "field_too_large";
+    case ErrorCode::InvalidInputFile: return "invalid_input_file";
+    case ErrorCode::InputMismatch: return "input_mismatch";
+    case ErrorCode::UnsetDimension: return "unset_dimension";
+    case ErrorCode::RuntimeFailure: return "runtime_failure";
   }
   return "unknown";
 }

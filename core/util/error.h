@@ -31,6 +31,10 @@ enum class ErrorCode {
   RecursiveFunction,        // a model-local function that calls itself, directly or through others
   FunctionNestingTooDeep,   // model-local function calls and If/Loop/Scan bodies nested deeper than the limit
   FieldTooLarge,            // a protobuf field longer than protobuf's 2 GiB (or a length past 4 GiB that it kept)
+  InvalidInputFile,         // a model input file that is not the .npy / TensorProto .pb it claims to be
+  InputMismatch,            // input files that do not fit the model's inputs (missing, extra, type, shape)
+  UnsetDimension,           // a symbolic or unknown input dimension that needs a value (--dim)
+  RuntimeFailure,           // ONNX Runtime could not create a session for, or run, a model
 };
 
 // Stable snake_case name of a code, used in JSON, CLI messages and tests.

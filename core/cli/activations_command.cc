@@ -1,0 +1,150 @@
+#include "cli/activations_command.h"
+
+#include <iostream>
+
+#include <unistd.h>
+
+#include "activations/activation_session.h"
+#include "cli/cli_job.h"
+#include "cli/runtime_process.h"
+#include "inputs/input_binding.h"
+#include "inputs/synthetic_inputs.h"
+#include "report/activations_report.h"
+
+namespace vq::cli {
+namespace {
+
+struct Options {
+  std::vector<std::string> models;
+  std::vector<InputArgument> inputs;
+  DimValues dims;
+  std::size_t samples = 1;
+  std::uint64_t seed = 1;
+  std::string engine = "node";
+  std::string json_path, csv_path;
+  std::size_t worst = 10;
+  ActivationOptions session;
+};
+
+bool parse_number(const std::string& text, std::uint64_t& out) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 18) return false;
+  out = std::stoull(text);
+  return true;
+}
+
+// "" when fine, else the usage message.
+std::string parse(const std::vector<std::string>& args, Options& o) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.empty() || a[0] != '-') {
+      o.models.push_back(a);
+      continue;
+    }
+    if (i + 1 == args.size()) return a + " needs a value";
+    const std::string& v = args[++i];
+    std::uint64_t n = 0;
+    if (a == "--input") {
+      const auto eq = v.find('=');
+      // NAME=FILE, unless the '=' is inside a path (a folder name with '=' after a slash).
+      if (eq != std::string::npos && eq > 0 && v.find('/') > eq) o.inputs.push_back({v.substr(0, eq), v.substr(eq + 1)});
+      else o.inputs.push_back({"", v});
+    } else if (a == "--dim") {
+      const auto eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || !parse_number(v.substr(eq + 1), n) || n == 0)
+        return "--dim needs SYMBOL=N or INPUT:POSITION=N with N >= 1, not '" + v + "'";
+      o.dims[v.substr(0, eq)] = static_cast<std::int64_t>(n);
+    } else if (a == "--samples") {
+      if (!parse_number(v, n) || n < 1 || n > 10000) return "--samples must be 1..10000";
+      o.samples = n;
+    } else if (a == "--seed") {
+      if (!parse_number(v, n)) return "--seed needs a number";
+      o.seed = n;
+    } else if (a == "--engine") {
+      if (v != "node" && v != "web") return "--engine is node (onnxruntime-node) or web (onnxruntime-web, wasm)";
+      o.engine = v;
+    } else if (a == "--tap-budget") {
+      // Megabytes, or with a unit: 64K, 512M, 2G.
+      const char unit = v.empty() ? 'M' : v.back();
+      const int shift = unit == 'K' ? 10 : unit == 'G' ? 30 : 20;
+      const std::string digits = (unit == 'K' || unit == 'M' || unit == 'G') ? v.substr(0, v.size() - 1) : v;
+      if (!parse_number(digits, n) || n < 1 || n > (std::uint64_t{1} << (50 - shift)))
+        return "--tap-budget needs a size: megabytes (512), or 64K, 512M, 2G";
+      o.session.tap_budget_bytes = n << shift;
+    } else if (a == "--bins") {
+      if (!parse_number(v, n) || n < 1 || n > 4096) return "--bins must be 1..4096";
+      o.session.histogram_bins = n;
+    } else if (a == "--worst") {
+      if (!parse_number(v, n)) return "--worst needs a number";
+      o.worst = n;
+    } else if (a == "--json") {
+      o.json_path = v;
+    } else if (a == "--csv") {
+      o.csv_path = v;
+    } else {
+      return "unknown option '" + a + "'";
+    }
+  }
+  if (o.models.size() != 2) return "activations needs two models: FLOAT QUANT";
+  if (!o.inputs.empty() && o.samples != 1) return "--samples is for synthetic inputs; with --input, the files are the samples";
+  return "";
+}
+
+// A progress line on stderr while the runs go (only on a terminal: logs stay clean).
+class Progress {
+ public:
+  Progress() : on_(isatty(2) != 0) {}
+  void show(const RunRequest& r, std::size_t total) {
+    if (!on_) return;
+    std::cerr << "\r\033[Krun " << r.index + 1 << "/" << total << ": " << side_name(r.side) << " model"
+              << (r.tapped ? "" : " (untapped check)") << ", sample " << r.sample << std::flush;
+  }
+  ~Progress() {
+    if (on_) std::cerr << "\r\033[K" << std::flush;
+  }
+
+ private:
+  bool on_;
+};
+
+}  // namespace
+
+int run_activations(const std::vector<std::string>& args) {
+  Options o;
+  if (const std::string why = parse(args, o); !why.empty()) return usage_error(why);
+  std::string current;
+  return guarded(&current, [&] {
+    const auto outputs = output_files({&o.json_path, &o.csv_path});
+    std::vector<std::string> inputs = o.models;
+    for (const InputArgument& in : o.inputs) inputs.push_back(in.path);
+    check_outputs(outputs, inputs);
+    const auto c = compare_files(o.models, outputs, current);
+    const std::string& float_path = o.models[c->swapped ? 1 : 0];
+    const std::string& quant_path = o.models[c->swapped ? 0 : 1];
+    current = o.inputs.empty() ? float_path : "inputs";
+    std::vector<Sample> samples = o.inputs.empty() ? synthetic_samples(c->float_model, o.dims, o.seed, o.samples)
+                                                   : load_samples(c->float_model, o.inputs, o.dims);
+    current = "activations";
+    ActivationSession session(*c, std::move(samples), o.session);
+    RuntimeProcess runtime(o.engine);
+    {
+      Progress progress;
+      while (const auto request = session.next_request()) {
+        progress.show(*request, session.runs_total());
+        const bool is_float = request->side == ModelSide::Float;
+        current = is_float ? float_path : quant_path;
+        auto out = runtime.run(side_name(request->side), is_float ? float_path : quant_path, request->suffix,
+                               session.feeds(*request), request->fetches);
+        session.accept(std::move(out));
+      }
+    }
+    current.clear();
+    const auto report = activations_report(session, {c->float_name, c->quant_name, runtime.engine_label()});
+    const int status =
+        print_report(o.json_path == "-" ? std::string() : activations_text(terminal_safe(report), o.worst), report, o.json_path);
+    if (status != kExitOk) return status;
+    if (!o.csv_path.empty() && !write_file(o.csv_path, activations_csv(report))) return kExitFailed;
+    return kExitOk;
+  });
+}
+
+}  // namespace vq::cli

@@ -1,0 +1,132 @@
+// ONNX Runtime for the command line: a child process of `visualquant activations` that runs models
+// on request and returns the tensors asked for. The C++ core decides what to run and computes every
+// statistic; this process only runs sessions (there is no ONNX Runtime C++ library to link on the
+// machines the tool targets, and onnxruntime-node is the same engine's native build).
+//
+//   node ort_runner.mjs [--engine node|web]
+//     node: onnxruntime-node (native CPU kernels, what the CLI uses by default)
+//     web:  onnxruntime-web in Node (wasm, one thread): the page's engine, same numbers as the page
+//
+// Protocol on stdin/stdout, every message a frame: u32 (LE) header length, the JSON header, then
+// the binary blobs the header lists, back to back.
+//   hello (runner → core, once):  {"ok":true,"engine":"onnxruntime-node 1.30.0"}
+//   request:  {"key":"float","model":PATH,"suffix":N,"feeds":[{name,type,dims,bytes}],"fetches":[names]}
+//             blobs: the suffix (appended to the model file's bytes: rewrite/tap_outputs.h), then each feed
+//   reply:    {"ok":true,"outputs":[{name,type,dims,bytes}]} + blobs, or {"ok":false,"stage":"session"|"run","error":TEXT}
+// One session is kept per key and replaced when the model or its suffix changes, so the runs of one
+// chunk over many samples load the model once. Sessions run with graph optimisations disabled, so
+// that every tapped tensor is the one the model computes.
+import { readFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const args = process.argv.slice(2);
+const engineName = args.includes('--engine') ? args[args.indexOf('--engine') + 1] : 'node';
+if (engineName !== 'node' && engineName !== 'web') throw new Error(`unknown engine '${engineName}' (node or web)`);
+const require = createRequire(import.meta.url);
+const ortPackage = engineName === 'web' ? 'onnxruntime-web' : 'onnxruntime-node';
+const ort = await import(ortPackage);
+// The package's version, from its package.json (onnxruntime-web does not export that path).
+function packageVersion(name) {
+  for (let dir = path.dirname(require.resolve(name)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (existsSync(file)) {
+      const json = JSON.parse(readFileSync(file, 'utf8'));
+      if (json.name === name) return json.version;
+    }
+  }
+  return 'unknown version';
+}
+const version = packageVersion(ortPackage);
+if (engineName === 'web') ort.env.wasm.numThreads = 1;
+ort.env.logLevel = 'error';
+
+const typed = {
+  float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array,
+  uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array,
+  bool: Uint8Array, float16: Uint16Array,
+};
+
+// Waits for the pipe to drain after each large write: the outputs stay referenced until written.
+async function write(bytes) {
+  if (!process.stdout.write(bytes)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+}
+async function send(header, blobs = []) {
+  const json = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(json.length);
+  await write(Buffer.concat([length, json]));
+  for (const b of blobs) await write(b);
+}
+
+// Frames from stdin, one at a time.
+let pending = Buffer.alloc(0);
+let wake = null;
+let ended = false;
+process.stdin.on('data', (chunk) => { pending = pending.length ? Buffer.concat([pending, chunk]) : chunk; wake?.(); });
+process.stdin.on('end', () => { ended = true; wake?.(); });
+async function take(n) {
+  while (pending.length < n) {
+    if (ended) return null;
+    await new Promise((resolve) => { wake = resolve; });
+    wake = null;
+  }
+  const out = pending.subarray(0, n);
+  pending = pending.subarray(n);
+  return out;
+}
+
+// A typed array over a copy (alignment: a Buffer slice may start at any byte).
+function typedArray(type, bytes) {
+  const T = typed[type];
+  if (!T) throw new Error(`element type ${type} is not supported by the runner`);
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  return new T(copy.buffer, 0, bytes.length / T.BYTES_PER_ELEMENT);
+}
+
+const sessions = new Map();  // key -> {id, session}
+async function sessionFor(key, path, suffix) {
+  const id = `${path}\u0000${suffix.toString('base64')}`;
+  const kept = sessions.get(key);
+  if (kept?.id === id) return kept.session;
+  if (kept) { await kept.session.release?.(); sessions.delete(key); }
+  const bytes = suffix.length ? Buffer.concat([readFileSync(path), suffix]) : readFileSync(path);
+  const session = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'disabled', logSeverityLevel: 3 });
+  sessions.set(key, { id, session });
+  return session;
+}
+
+function message(e) { return String(e?.message ?? e); }
+
+await send({ ok: true, engine: `${ortPackage} ${version}${engineName === 'web' ? ' (wasm, 1 thread)' : ''}` });
+for (;;) {
+  const lengthBytes = await take(4);
+  if (!lengthBytes) break;
+  const header = JSON.parse((await take(lengthBytes.readUInt32LE(0))).toString());
+  const suffix = Buffer.from(await take(header.suffix));
+  const feeds = {};
+  for (const f of header.feeds) feeds[f.name] = new ort.Tensor(f.type, typedArray(f.type, await take(f.bytes)), f.dims);
+  let session;
+  try {
+    session = await sessionFor(header.key, header.model, suffix);
+  } catch (e) {
+    await send({ ok: false, stage: 'session', error: message(e) });
+    continue;
+  }
+  try {
+    const results = await session.run(feeds, header.fetches);
+    const outputs = [], blobs = [];
+    for (const name of header.fetches) {
+      const t = results[name];
+      const data = t.data;
+      const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      outputs.push({ name, type: t.type, dims: t.dims.map(Number), bytes: bytes.length });
+      blobs.push(bytes);
+    }
+    await send({ ok: true, outputs }, blobs);
+    for (const name of header.fetches) results[name].dispose?.();
+  } catch (e) {
+    await send({ ok: false, stage: 'run', error: message(e) });
+  }
+}

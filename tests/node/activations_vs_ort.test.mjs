@@ -1,0 +1,79 @@
+// `visualquant activations` against an independent measurement (tests/activations/peer_measure.mjs:
+// onnxruntime-node run here, taps added here, statistics in JS), on every fixture pair, with the
+// same .npy inputs: every compared tensor's SQNR within 0.05 dB, cosine and MSE alike.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cli, root } from './paths.mjs';
+import { makeInputs, measure, npy } from '../activations/peer_measure.mjs';
+
+const pairsDir = path.join(root, 'tests/fixtures/pairs');
+const pairs = readdirSync(pairsDir).filter((p) => existsSync(path.join(pairsDir, p, 'truth.json'))).sort();
+
+// Vendor ops ONNX Runtime has no kernel for: the run is refused, naming the op and the model.
+const unrunnable = {
+  vendor_quark_qdq: 'ExtendedQuantizeLinear',
+  vendor_trt_int4_awq: 'TRT_INT4DequantizeLinear',
+};
+// Where tapping really changes a model output, and the report must say so: the fp16 float model's
+// Conv has no fp16 kernel on the CPU, so ONNX Runtime wraps it in Casts to float; a tapped fp16
+// tensor must then be rounded to fp16 where the untapped model keeps float between the casts.
+const tappingChanges = { ort_qdq_renamed_bnfold_fp16: ['float: output'] };
+
+function activations(args) {
+  const r = spawnSync(cli, ['activations', ...args, '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  return { status: r.status, stderr: r.stderr, report: r.status === 0 ? JSON.parse(r.stdout) : null };
+}
+
+function close(a, b, tolerance, what) {
+  if (a === null || b === null) return assert.equal(a, b, `${what}: ${a} vs ${b}`);
+  assert.ok(Math.abs(a - b) <= tolerance, `${what}: core ${a}, peer ${b}`);
+}
+
+for (const pair of pairs) {
+  test(`activations agree with an independent onnxruntime-node measurement: ${pair}`, async () => {
+    const floatPath = path.join(pairsDir, pair, 'float.onnx');
+    const quantPath = path.join(pairsDir, pair, 'quant.onnx');
+    const dir = mkdtempSync(path.join(tmpdir(), 'vq-act-'));
+    try {
+      const inputs = await makeInputs(floatPath);
+      const args = [floatPath, quantPath];
+      for (const input of inputs) {
+        const file = path.join(dir, `${input.name.replace(/[^A-Za-z0-9_]/g, '_')}.npy`);
+        writeFileSync(file, npy(input.type, input.dims, input.data));
+        args.push('--input', `${input.name}=${file}`);
+      }
+      const { status, stderr, report } = activations(args);
+      if (unrunnable[pair]) {
+        assert.equal(status, 3, stderr);
+        assert.match(stderr, /error \[runtime_failure\]: ONNX Runtime could not load the quantized model/);
+        assert.ok(stderr.includes(unrunnable[pair]), stderr);
+        return;
+      }
+      assert.equal(status, 0, stderr);
+      assert.equal(report.report, 'visualquant.activations');
+      assert.equal(report.version, 1);
+      assert.equal(report.inputs.synthetic, false);
+      assert.deepEqual(report.tapping.changed_outputs, tappingChanges[pair] ?? []);
+      assert.ok(report.points.some((p) => p.model_output === 0), 'the model output is compared');
+      const points = report.points.map((p) => ({
+        float_tensor: p.float_tensor,
+        quantized_tensor: p.quantized_tensor,
+        codes: p.quantized_read_as === 'values' ? null : p.output_quantizer,
+      }));
+      const peer = await measure(floatPath, quantPath, inputs, points);
+      report.points.forEach((p, i) => {
+        const what = `${pair} ${p.quantized_tensor}`;
+        close(p.accumulated.sqnr_db, peer[i].sqnr_db, 0.05, `${what} sqnr_db`);
+        close(p.accumulated.cosine, peer[i].cosine, 1e-6, `${what} cosine`);
+        close(p.accumulated.mse, peer[i].mse, 1e-6 * Math.max(1, peer[i].mse), `${what} mse`);
+        close(p.accumulated.max_abs, peer[i].max_abs, 1e-6 * Math.max(1, peer[i].max_abs), `${what} max_abs`);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
