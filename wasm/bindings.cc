@@ -4,16 +4,23 @@
 #include <emscripten/bind.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
 
+#include "activations/activation_session.h"
+#include "activations/run_protocol.h"
+#include "inputs/input_binding.h"
+#include "inputs/input_files.h"
+#include "inputs/synthetic_inputs.h"
 #include "layout/compound.h"
 #include "layout/groups.h"
 #include "layout/layout.h"
 #include "model/model_loader.h"
 #include "model/onnx_checks.h"
+#include "report/activations_report.h"
 #include "report/compare_report.h"
 #include "report/comparison.h"
 #include "report/inspect_report.h"
@@ -141,6 +148,7 @@ class Session : public ExternalFiles {
     return guarded_call([&] {
       vq::Model a = load(first, first_size);
       vq::Model b = load(second, second_size);
+      activations_.reset();
       comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
       levels_ = vq::layout::LevelCache();
       // Compact: only the UI reads it (compare() is the CLI's bytes), and a large pair's report is
@@ -201,6 +209,89 @@ class Session : public ExternalFiles {
     });
   }
 
+  // ---- Activation diagnosis (activations/run_protocol.h): the page's runtime bridge runs the
+  // requests with onnxruntime-web and hands the outputs back; the report is the CLI's bytes.
+
+  // An input file the page was given (.npy or TensorProto .pb), by file name; the bytes stay owned by
+  // JavaScript until the session is deleted.
+  CallResult addInputFile(const std::string& file_name, std::uintptr_t data, std::size_t size) {
+    return guarded_call([&] {
+      input_files_[file_name] = vq::ByteView(heap_pointer(data), size);
+      return std::string();
+    });
+  }
+
+  // options_json: {"inputs": [{"name", "file"}] (CLI's NAME=FILE; "" for the only input), "dims": {},
+  // "samples", "seed" (synthetic inputs when there are no inputs), "tap_budget_bytes", "bins", "local"}.
+  CallResult activationsStart(const std::string& options_json) {
+    return with_comparison([&](const vq::Comparison& c) {
+      const auto options = nlohmann::json::parse(options_json, nullptr, false);
+      if (!options.is_object()) throw vq::Error(vq::ErrorCode::Usage, "activation options must be a JSON object");
+      vq::DimValues dims;
+      for (const auto& [k, v] : options.value("dims", nlohmann::json::object()).items()) dims[k] = v.get<std::int64_t>();
+      std::vector<vq::InputArgument> inputs;
+      for (const auto& in : options.value("inputs", nlohmann::json::array()))
+        inputs.push_back({in.value("name", std::string()), in.value("file", std::string())});
+      const auto read = [&](const std::string& file) {
+        const auto it = input_files_.find(file);
+        if (it == input_files_.end()) throw vq::Error(vq::ErrorCode::Io, "the input file '" + vq::printable(file) + "' was not given");
+        return vq::read_input_bytes(it->second, file);
+      };
+      std::vector<vq::Sample> samples =
+          inputs.empty() ? vq::synthetic_samples(c.float_model, dims, options.value("seed", std::uint64_t{1}),
+                                                 options.value("samples", std::size_t{1}))
+                         : vq::load_samples(c.float_model, inputs, dims, read);
+      activations_.reset();
+      activations_ = std::make_unique<vq::ActivationSession>(c, std::move(samples),
+                                                              vq::activation_options_from_json(options));
+      return vq::request_json(*activations_);
+    });
+  }
+
+  // The current request (JSON), or {"done": true}.
+  CallResult activationsRequest() {
+    return with_activations([&](vq::ActivationSession& a) { return vq::request_json(a); });
+  }
+
+  // The current request's bytes: "suffix", "model" (a rewired model), or "feed" number `index`. A
+  // view into wasm memory, valid until the next call: copy it out.
+  emscripten::val activationsBytes(const std::string& what, std::size_t index) {
+    static const std::vector<std::uint8_t> none;
+    const vq::RunRequest* r = activations_ ? activations_->current() : nullptr;
+    if (!r) return view(none);
+    if (what == "suffix") return view(r->suffix);
+    if (what == "model") return r->model ? view(*r->model) : view(none);
+    if (what == "feed" && index < activations_->feeds().size()) return view(activations_->feeds()[index].bytes);
+    return view(none);
+  }
+
+  // The current request's outputs: outputs_json as run_protocol.h says, their bytes at `data`.
+  // Returns the next request.
+  CallResult activationsAccept(const std::string& outputs_json, std::uintptr_t data, std::size_t size) {
+    return with_activations([&](vq::ActivationSession& a) {
+      const auto outputs = nlohmann::json::parse(outputs_json, nullptr, false);
+      a.accept(vq::outputs_from_json(outputs, vq::ByteView(heap_pointer(data), size)));
+      return vq::request_json(a);
+    });
+  }
+
+  // The report, byte-identical to `visualquant activations --json -` run with the same engine.
+  CallResult activationsReport(const std::string& engine) {
+    return with_activations([&](vq::ActivationSession& a) {
+      if (a.current()) throw vq::Error(vq::ErrorCode::Usage, "the runs are not finished");
+      const vq::Comparison& c = a.comparison();
+      return vq::dump_report(vq::activations_report(a, {c.float_name, c.quant_name, engine}));
+    });
+  }
+
+  template <typename F>
+  CallResult with_activations(F&& work) {
+    return with_comparison([&](const vq::Comparison&) {
+      if (!activations_) throw vq::Error(vq::ErrorCode::Usage, "activationsStart() first");
+      return work(*activations_);
+    });
+  }
+
   template <typename F>
   CallResult with_comparison(F&& work) {
     CallResult r;
@@ -237,6 +328,8 @@ class Session : public ExternalFiles {
   }
  private:
   std::unique_ptr<vq::Comparison> comparison_;
+  std::unique_ptr<vq::ActivationSession> activations_;  // reads comparison_: reset before it
+  std::map<std::string, vq::ByteView> input_files_;
   vq::layout::LevelCache levels_;  // the open pair's laid-out levels: expanding a group reuses the rest
 };
 
@@ -387,7 +480,13 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("layout", &Session::layout)
       .function("comparisonLayout", &Session::comparisonLayout)
       .function("comparisonLabels", &Session::comparisonLabels)
-      .function("layoutPair", &Session::layoutPair);
+      .function("layoutPair", &Session::layoutPair)
+      .function("addInputFile", &Session::addInputFile)
+      .function("activationsStart", &Session::activationsStart)
+      .function("activationsRequest", &Session::activationsRequest)
+      .function("activationsBytes", &Session::activationsBytes)
+      .function("activationsAccept", &Session::activationsAccept)
+      .function("activationsReport", &Session::activationsReport);
   emscripten::class_<ModelLayouts, emscripten::base<ExternalFiles>>("ModelLayouts")
       .constructor<>()
       .function("open", &ModelLayouts::open)

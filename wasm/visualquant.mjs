@@ -373,6 +373,22 @@ export class OpenComparison {
     return this.ask((s) => s.comparisonLabels(view));
   }
 
+  /**
+   * Starts an activation comparison of the two models (activations/run_protocol.h): returns an
+   * ActivationRun that hands out the runs to make and takes their outputs. options: {inputs:
+   * [{name, file}], dims, samples, seed, tap_budget_bytes, bins, local}; inputFiles maps the file
+   * names of options.inputs to their bytes (.npy or TensorProto .pb). Without inputs, synthetic
+   * ones are made, and the report says so.
+   */
+  startActivations(options = {}, inputFiles = {}) {
+    const request = this.ask((s) => {
+      const toHeap = this.core.heapWriter(this.held);
+      for (const [name, data] of Object.entries(inputFiles)) unwrap(s.addInputFile(name, toHeap(data), data.byteLength));
+      return s.activationsStart(JSON.stringify(options));
+    });
+    return new ActivationRun(this, JSON.parse(request));
+  }
+
   /** Frees both models. On a failed instance it only lets go of them: that memory is gone with the instance. */
   close() {
     const { session, held } = this;
@@ -383,6 +399,60 @@ export class OpenComparison {
       session.delete();
       for (const p of held) this.core.module._free(p);
     });
+  }
+}
+
+/**
+ * The runs of one activation comparison. `request` is the run to make now (null when all are done):
+ * {index, runs_total, side: 'float'|'quantized', kind: 'untapped'|'tapped'|'local', sample, fetches,
+ * suffix_bytes, model_bytes, feeds: [{name, type, dims, bytes}]}. Run the side's model (its file's
+ * bytes, or `model()` when model_bytes > 0, followed by `suffix()`) with graph optimisations
+ * disabled on `feed(i)` for each feed, and give accept() the fetched tensors.
+ */
+export class ActivationRun {
+  constructor(comparison, request) {
+    this.comparison = comparison;
+    this.request = request.done ? null : request;
+  }
+
+  // A copy of the current request's bytes out of wasm memory.
+  bytes(what, index = 0) {
+    return this.comparison.ask((s) => ({ ok: true, json: s.activationsBytes(what, index).slice() })).json;
+  }
+  suffix() { return this.bytes('suffix'); }
+  model() { return this.bytes('model'); }
+  feed(i) { return this.bytes('feed', i); }
+
+  /** outputs: [{name, type, dims, data}] (data: a typed array or Uint8Array of the raw bytes). */
+  accept(outputs) {
+    const core = this.comparison.core;
+    const total = outputs.reduce((n, o) => n + o.data.byteLength, 0);
+    const next = this.comparison.ask((s) => {
+      const m = core.module;
+      const pointer = m._malloc(Math.max(total, 1));
+      if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${total} bytes in wasm memory`);
+      try {
+        let offset = 0;
+        const list = outputs.map((o) => {
+          const bytes = new Uint8Array(o.data.buffer, o.data.byteOffset, o.data.byteLength);
+          m.HEAPU8.set(bytes, pointer + offset);
+          const entry = { name: o.name, type: o.type, dims: o.dims.map(Number), offset, bytes: bytes.byteLength };
+          offset += bytes.byteLength;
+          return entry;
+        });
+        return s.activationsAccept(JSON.stringify(list), pointer, total);
+      } finally {
+        m._free(pointer);
+      }
+    });
+    const request = JSON.parse(next);
+    this.request = request.done ? null : request;
+    return this.request;
+  }
+
+  /** The report (JSON text), byte-identical to `visualquant activations --json -` with the same engine label. */
+  report(engine) {
+    return this.comparison.ask((s) => s.activationsReport(engine));
   }
 }
 

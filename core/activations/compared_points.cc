@@ -1,8 +1,10 @@
 #include "activations/compared_points.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "quant/constant_eval.h"
@@ -177,7 +179,7 @@ class Planner {
       v = first.outputs[0];
       if (first.op_type == "DequantizeLinear") {
         // The tensor consumers read is the float DQ output; the quantizer is that DQ's.
-        const std::string code_type = m.values[node_input(first, 0)].type.element_type;
+        const std::string code_type = element_type_of(node_input(first, 0));
         p.quantizer = constant_quantizer(m, node_input(first, 1), node_input(first, 2), code_type);
       }
     }
@@ -186,8 +188,7 @@ class Planner {
       why = "the quantized side's value is not computed by the model";
       return false;
     }
-    const std::string& type = m.values[v].type.element_type;
-    if (!is_integer_type(type)) return true;
+    if (!is_integer_type(element_type_of(v))) return true;
     p.quant_is_codes = true;
     p.quantizer = code_quantizer(v);
     if (!p.quantizer) {
@@ -197,10 +198,35 @@ class Planner {
     return true;
   }
 
+  // A value's element type: declared (value_info, shape inference), or else what its producer
+  // writes, for the quantization ops that onnx's shape inference does not know (com.microsoft's
+  // QLinear* family): the zero point's type, uint8 without one; codes passed along keep theirs.
+  std::string element_type_of(ValueId v, int depth = 0) const {
+    const Model& m = c_.quant_model;
+    if (v == kNone) return "";
+    if (!m.values[v].type.element_type.empty()) return m.values[v].type.element_type;
+    const NodeId n = m.values[v].producer;
+    if (n == kNone || depth > 16) return "";
+    const Node& node = m.nodes[n];
+    if (node.outputs.empty() || node.outputs[0] != v) return "";
+    if (const auto inputs = output_quant_inputs(node)) {
+      const ValueId zp = node_input(node, inputs->zero_point);
+      if (zp == kNone) return "uint8";
+      const std::string t = element_type_of(zp, depth + 1);
+      if (!t.empty()) return t;
+      const auto z = evaluate_constant(m, zp, 1);
+      return z && !z->stored_type.empty() ? z->stored_type : "";
+    }
+    if (node.op_type == "DynamicQuantizeLinear") return "uint8";
+    if (node.op_type == "DequantizeLinear") return "float32";
+    if (passes_codes_through(node.op_type) && !node.inputs.empty()) return element_type_of(node.inputs[0], depth + 1);
+    return "";
+  }
+
   // The quantizer of integer codes: the op that wrote them, through ops that pass codes along.
   std::optional<ActivationQuantizer> code_quantizer(ValueId v) const {
     const Model& m = c_.quant_model;
-    const std::string type = m.values[v].type.element_type;
+    const std::string type = element_type_of(v);
     for (int hops = 0; hops < 16; ++hops) {
       const NodeId n = m.values[v].producer;
       if (n == kNone) return std::nullopt;
@@ -242,6 +268,32 @@ std::optional<ActivationQuantizer> constant_quantizer(const Model& model, ValueI
 }
 
 ComparePlan plan_compared_points(const Comparison& c) { return Planner(c).plan(); }
+
+std::vector<std::vector<std::size_t>> upstream_points(const Model& m, const ComparePlan& plan) {
+  std::unordered_map<ValueId, std::size_t> point_of;
+  for (std::size_t i = 0; i < plan.points.size(); ++i) point_of.emplace(plan.points[i].quant_value, i);
+  std::vector<std::vector<std::size_t>> out(plan.points.size());
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    std::deque<ValueId> todo;
+    std::unordered_set<ValueId> seen;
+    const NodeId start = m.values[plan.points[i].quant_value].producer;
+    if (start == kNone) continue;
+    for (ValueId v : m.nodes[start].inputs) todo.push_back(v);
+    while (!todo.empty() && seen.size() < 4096) {
+      const ValueId v = todo.front();
+      todo.pop_front();
+      if (v == kNone || !seen.insert(v).second) continue;
+      if (const auto it = point_of.find(v); it != point_of.end() && it->second != i) {
+        if (std::find(out[i].begin(), out[i].end(), it->second) == out[i].end()) out[i].push_back(it->second);
+        continue;
+      }
+      const Value& value = m.values[v];
+      if (value.kind != ValueKind::NodeOutput || value.producer == kNone) continue;
+      for (ValueId in : m.nodes[value.producer].inputs) todo.push_back(in);
+    }
+  }
+  return out;
+}
 
 bool same_element_order(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
   std::vector<std::int64_t> sa, sb;

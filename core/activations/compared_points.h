@@ -55,6 +55,10 @@ struct ComparePlan {
 
 ComparePlan plan_compared_points(const Comparison& c);
 
+// The nearest compared points upstream of each point, in the quantized model: the points whose
+// values its op reads, directly or through ops that are no point (a graph input counts as exact).
+std::vector<std::vector<std::size_t>> upstream_points(const Model& quant_model, const ComparePlan& plan);
+
 // Whether two shapes hold their elements in the same row-major order: equal once their size-1
 // dimensions are dropped ([1, 8, 32] and [8, 32]: an optimiser's Gemm between two Reshapes).
 bool same_element_order(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b);

@@ -72,6 +72,16 @@ void ErrorMoments::add(double x, double y) {
   max_abs = std::max(max_abs, std::fabs(e));
 }
 
+void ErrorMoments::merge(const ErrorMoments& o) {
+  count += o.count;
+  sum_x2 += o.sum_x2;
+  sum_y2 += o.sum_y2;
+  sum_xy += o.sum_xy;
+  sum_e2 += o.sum_e2;
+  max_abs = std::max(max_abs, o.max_abs);
+  nonfinite += o.nonfinite;
+}
+
 std::optional<double> ErrorMoments::sqnr_db() const {
   if (sum_e2 == 0 || sum_x2 == 0) return std::nullopt;
   return 10.0 * std::log10(sum_x2 / sum_e2);
@@ -144,13 +154,7 @@ void TensorStats::add_sample(const NumericTensor& reference, const NumericTensor
       }
     }
   }
-  overall_.count += sample.count;
-  overall_.sum_x2 += sample.sum_x2;
-  overall_.sum_y2 += sample.sum_y2;
-  overall_.sum_xy += sample.sum_xy;
-  overall_.sum_e2 += sample.sum_e2;
-  overall_.max_abs = std::max(overall_.max_abs, sample.max_abs);
-  overall_.nonfinite += sample.nonfinite;
+  overall_.merge(sample);
   per_sample_.push_back(sample);
 }
 

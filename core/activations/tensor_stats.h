@@ -22,6 +22,7 @@ struct ErrorMoments {
   std::uint64_t nonfinite = 0;  // pairs with a NaN or infinity on either side (left out of the sums)
 
   void add(double x, double y);
+  void merge(const ErrorMoments& other);  // the sums of both (samples accumulate this way)
   // 10·log10(Σx² / Σe²); nullopt when there is no error (infinite) or no signal.
   std::optional<double> sqnr_db() const;
   std::optional<double> cosine() const;  // nullopt when either side is all zeros

@@ -76,6 +76,9 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--worst") {
       if (!parse_number(v, n)) return "--worst needs a number";
       o.worst = n;
+    } else if (a == "--local") {
+      if (v != "on" && v != "off") return "--local is on (default) or off";
+      o.session.local = v == "on";
     } else if (a == "--json") {
       o.json_path = v;
     } else if (a == "--csv") {
@@ -95,8 +98,8 @@ class Progress {
   Progress() : on_(isatty(2) != 0) {}
   void show(const RunRequest& r, std::size_t total) {
     if (!on_) return;
-    std::cerr << "\r\033[Krun " << r.index + 1 << "/" << total << ": " << side_name(r.side) << " model"
-              << (r.tapped ? "" : " (untapped check)") << ", sample " << r.sample << std::flush;
+    std::cerr << "\r\033[Krun " << r.index + 1 << "/" << total << ": " << side_name(r.side) << " model ("
+              << run_kind_name(r.kind) << "), sample " << r.sample << std::flush;
   }
   ~Progress() {
     if (on_) std::cerr << "\r\033[K" << std::flush;
@@ -128,12 +131,13 @@ int run_activations(const std::vector<std::string>& args) {
     RuntimeProcess runtime(o.engine);
     {
       Progress progress;
-      while (const auto request = session.next_request()) {
+      while (const RunRequest* request = session.current()) {
         progress.show(*request, session.runs_total());
         const bool is_float = request->side == ModelSide::Float;
         current = is_float ? float_path : quant_path;
-        auto out = runtime.run(side_name(request->side), is_float ? float_path : quant_path, request->suffix,
-                               session.feeds(*request), request->fetches);
+        const std::string key = request->kind == RunKind::Local ? "local" : side_name(request->side);
+        auto out = runtime.run(key, is_float ? float_path : quant_path, request->model.get(), request->suffix,
+                               session.feeds(), request->fetches);
         session.accept(std::move(out));
       }
     }

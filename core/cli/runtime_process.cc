@@ -139,9 +139,14 @@ std::string RuntimeProcess::read_header() {
 }
 
 std::vector<HostTensor> RuntimeProcess::run(const std::string& key, const std::string& model_path,
+                                            const std::vector<std::uint8_t>* model_bytes,
                                             const std::vector<std::uint8_t>& suffix, const std::vector<HostTensor>& feeds,
                                             const std::vector<std::string>& fetches) {
-  json request = {{"key", key}, {"model", model_path}, {"suffix", suffix.size()}, {"fetches", fetches}};
+  json request = {{"key", key},
+                  {"model", model_path},
+                  {"model_bytes", model_bytes ? model_bytes->size() : 0},
+                  {"suffix", suffix.size()},
+                  {"fetches", fetches}};
   json f = json::array();
   for (const HostTensor& t : feeds) f.push_back({{"name", t.name}, {"type", t.type->name}, {"dims", t.dims}, {"bytes", t.bytes.size()}});
   request["feeds"] = f;
@@ -151,6 +156,7 @@ std::vector<HostTensor> RuntimeProcess::run(const std::string& key, const std::s
                                   static_cast<std::uint8_t>(n >> 16), static_cast<std::uint8_t>(n >> 24)};
   write_all(length, 4);
   write_all(reinterpret_cast<const std::uint8_t*>(header.data()), header.size());
+  if (model_bytes) write_all(model_bytes->data(), model_bytes->size());
   write_all(suffix.data(), suffix.size());
   for (const HostTensor& t : feeds) write_all(t.bytes.data(), t.bytes.size());
 
@@ -159,7 +165,7 @@ std::vector<HostTensor> RuntimeProcess::run(const std::string& key, const std::s
   if (!reply.value("ok", false))
     throw Error(ErrorCode::RuntimeFailure, "ONNX Runtime could not " +
                                                std::string(reply.value("stage", "") == "session" ? "load" : "run") +
-                                               " the " + key + " model: " + printable(reply.value("error", std::string("unknown error"))));
+                                               " the " + (key == "local" ? std::string("quantized model rewired for the local error") : key + " model") + ": " + printable(reply.value("error", std::string("unknown error"))));
   std::vector<HostTensor> outputs;
   for (const json& o : reply["outputs"]) {
     HostTensor t;

@@ -23,10 +23,12 @@ class RuntimeProcess {
 
   const std::string& engine_label() const { return engine_label_; }
 
-  // Runs the model at `model_path` with `suffix` appended to its bytes. `key` names the session slot
-  // ("float", "quantized"): a slot keeps its session while the model and suffix stay the same.
+  // Runs the model at `model_path` with `suffix` appended to its bytes, or `model_bytes` instead of
+  // the file when given (a rewired model). `key` names the session slot ("float", "quantized",
+  // "local"): a slot keeps its session while the model stays the same.
   // Throws Error(RuntimeFailure) with ONNX Runtime's message (which model, session or run).
-  std::vector<HostTensor> run(const std::string& key, const std::string& model_path, const std::vector<std::uint8_t>& suffix,
+  std::vector<HostTensor> run(const std::string& key, const std::string& model_path,
+                              const std::vector<std::uint8_t>* model_bytes, const std::vector<std::uint8_t>& suffix,
                               const std::vector<HostTensor>& feeds, const std::vector<std::string>& fetches);
 
  private:

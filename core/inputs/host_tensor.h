@@ -19,5 +19,8 @@ struct HostTensor {
 };
 
 std::uint64_t element_count(const HostTensor& t);
+// Whether the bytes hold exactly the elements the dims say (no negative dim, no overflow): checked on
+// every tensor a runtime returns before anything reads it.
+bool bytes_match_shape(const HostTensor& t);
 
 }  // namespace vq

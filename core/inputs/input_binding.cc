@@ -284,7 +284,7 @@ std::vector<ValueId> model_feed_inputs(const Model& model) {
 }
 
 std::vector<Sample> load_samples(const Model& model, const std::vector<InputArgument>& arguments,
-                                 const DimValues& dims) {
+                                 const DimValues& dims, const InputReader& read) {
   if (arguments.empty()) return {};
   const std::vector<ValueId> inputs = model_feed_inputs(model);
   const bool folder = arguments.size() == 1 && arguments[0].name.empty() && is_directory(arguments[0].path);
@@ -298,7 +298,7 @@ std::vector<Sample> load_samples(const Model& model, const std::vector<InputArgu
     std::map<std::string, SymbolSize> symbols;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       const Value& input = model.values[inputs[k]];
-      HostTensor t = read_input_file(files[s][k].path);
+      HostTensor t = read(files[s][k].path);
       check_feed(input, t, files[s][k].path, dims, symbols);
       t.name = input.name;
       sample.label += (k ? ", " : " ") + input.name + "=" + files[s][k].shown;

@@ -11,12 +11,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "inputs/host_tensor.h"
+#include "inputs/input_files.h"
 #include "model/model.h"
 
 namespace vq {
@@ -48,8 +50,10 @@ std::vector<ValueId> model_feed_inputs(const Model& model);
 // element type, with the declared dims wherever they are known (dims given by `dims` count as
 // declared). Errors: Error(InputMismatch) naming the input, what the model declares and what the
 // file has; Error(InvalidInputFile) for a file that is not .npy/.pb; Error(Io).
+// `read` reads one file: from disk by default; the wasm build passes files the page was given.
+using InputReader = std::function<HostTensor(const std::string& path)>;
 std::vector<Sample> load_samples(const Model& model, const std::vector<InputArgument>& arguments,
-                                 const DimValues& dims);
+                                 const DimValues& dims, const InputReader& read = read_input_file);
 
 // Checks a sample made for one model against another model's inputs (the quantized model of the
 // pair): same count, names matched by name when both models have them, else by position; element

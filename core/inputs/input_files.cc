@@ -269,13 +269,16 @@ HostTensor read_tensor_pb(ByteView bytes, std::string_view what) {
   return t;
 }
 
+HostTensor read_input_bytes(ByteView bytes, const std::string& file_name) {
+  if (ends_with(file_name, ".npy")) return read_npy(bytes, file_name);
+  if (ends_with(file_name, ".pb")) return read_tensor_pb(bytes, file_name);
+  invalid(file_name, "not a .npy or .pb file (input files are NumPy .npy or ONNX TensorProto .pb, by extension)");
+}
+
 HostTensor read_input_file(const std::string& path) {
-  const bool npy = ends_with(path, ".npy");
-  if (npy || ends_with(path, ".pb")) {
-    const SharedBytes bytes = read_file_bytes(path);
-    return npy ? read_npy(bytes.view(), path) : read_tensor_pb(bytes.view(), path);
-  }
-  invalid(path, "not a .npy or .pb file (input files are NumPy .npy or ONNX TensorProto .pb, by extension)");
+  if (!ends_with(path, ".npy") && !ends_with(path, ".pb")) return read_input_bytes({}, path);  // refused by name
+  const SharedBytes bytes = read_file_bytes(path);
+  return read_input_bytes(bytes.view(), path);
 }
 
 }  // namespace vq

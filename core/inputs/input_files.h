@@ -26,5 +26,7 @@ HostTensor read_npy(ByteView bytes, std::string_view what);
 HostTensor read_tensor_pb(ByteView bytes, std::string_view what);
 // By extension: ".npy" or ".pb"; anything else is Error(InvalidInputFile) naming the two.
 HostTensor read_input_file(const std::string& path);
+// The same choice by the file's name, for bytes already in memory (the page's picked files).
+HostTensor read_input_bytes(ByteView bytes, const std::string& file_name);
 
 }  // namespace vq

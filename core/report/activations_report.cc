@@ -23,6 +23,7 @@ constexpr double kRoundingLimitSteps = 0.7;  // TFLite's debugger: above about 0
 constexpr double kPureRoundingSteps = 0.28867513459481287;  // 1/sqrt(12)
 constexpr double kJumpDb = 3.0;      // error power doubled
 constexpr double kInheritedDb = 1.0;
+constexpr double kLocalInheritedDb = 3.0;  // local error power at most half the accumulated
 
 double fraction(std::uint64_t part, std::uint64_t whole) { return whole ? static_cast<double>(part) / whole : 0; }
 
@@ -88,40 +89,14 @@ json channels_json(const std::vector<ErrorMoments>& channels) {
   return {{"axis", 1}, {"sqnr_db", sqnr}, {"worst", w}};
 }
 
-// The nearest compared points upstream of each point, in the quantized model.
-std::vector<std::vector<std::size_t>> upstream_points(const Model& m, const ComparePlan& plan) {
-  std::unordered_map<ValueId, std::size_t> point_of;
-  for (std::size_t i = 0; i < plan.points.size(); ++i) point_of.emplace(plan.points[i].quant_value, i);
-  std::vector<std::vector<std::size_t>> out(plan.points.size());
-  for (std::size_t i = 0; i < plan.points.size(); ++i) {
-    std::deque<ValueId> todo;
-    std::unordered_set<ValueId> seen;
-    const NodeId start = m.values[plan.points[i].quant_value].producer;
-    if (start == kNone) continue;
-    for (ValueId v : m.nodes[start].inputs) todo.push_back(v);
-    while (!todo.empty() && seen.size() < 4096) {
-      const ValueId v = todo.front();
-      todo.pop_front();
-      if (v == kNone || !seen.insert(v).second) continue;
-      if (const auto it = point_of.find(v); it != point_of.end() && it->second != i) {
-        if (std::find(out[i].begin(), out[i].end(), it->second) == out[i].end()) out[i].push_back(it->second);
-        continue;
-      }
-      const Value& value = m.values[v];
-      if (value.kind != ValueKind::NodeOutput || value.producer == kNone) continue;
-      for (ValueId in : m.nodes[value.producer].inputs) todo.push_back(in);
-    }
-  }
-  return out;
-}
-
 std::vector<std::string> node_ids(const Model& m, const LogicalGraph& lg, const std::vector<LogicalId>& ops) {
   std::vector<std::string> ids;
   for (LogicalId op : ops) ids.push_back(m.nodes[lg.ops[op].primary].id);
   return ids;
 }
 
-std::string verdict(const TensorStats& s, const std::optional<double>& input_sqnr, bool inputs_exact) {
+std::string verdict(const TensorStats& s, const ErrorMoments& local, const std::optional<double>& input_sqnr,
+                    bool inputs_exact) {
   const ErrorMoments& m = s.overall();
   if (m.count == 0) return "no values compared";
   if (m.sum_e2 == 0) return "exact: the quantized model gives the float model's values";
@@ -156,7 +131,14 @@ std::string verdict(const TensorStats& s, const std::optional<double>& input_sqn
     text = "no output quantizer (runs in float)";
   }
   const auto here = m.sqnr_db();
-  if (here && input_sqnr && *input_sqnr - *here < kInheritedDb)
+  if (local.count > 0 && here) {
+    // Born here or inherited, from the local run: the same op fed the float model's inputs.
+    const auto mine = local.sqnr_db();
+    const std::string local_text = mine ? fixed(*mine, 1) + " dB" : std::string("exact");
+    const bool inherited = !mine || *mine - *here >= kLocalInheritedDb;
+    text += std::string(inherited ? "; inherited: " : "; made here: ") + "local " + local_text + ", accumulated " +
+            fixed(*here, 1) + " dB";
+  } else if (here && input_sqnr && *input_sqnr - *here < kInheritedDb)
     text += "; no worse than its inputs (" + fixed(*input_sqnr, 1) + " dB there, " + fixed(*here, 1) + " dB here): inherited";
   else if (here && input_sqnr)
     text += "; made here: " + fixed(*input_sqnr, 1) + " dB at its inputs, " + fixed(*here, 1) + " dB here";
@@ -173,7 +155,7 @@ json activations_report(const ActivationSession& session, const ActivationReport
   const auto& stats = session.stats();
   std::vector<bool> failed(plan.points.size(), false);
   for (const PointFailure& f : session.failures()) failed[f.point] = true;
-  const auto upstream = upstream_points(c.quant_model, plan);
+  const auto& upstream = session.upstream();
 
   // Worst input SQNR of each point (nullopt: every input exact or unmeasured).
   std::vector<std::optional<double>> input_sqnr(plan.points.size());
@@ -217,6 +199,10 @@ json activations_report(const ActivationSession& session, const ActivationReport
                                          : "the user's inputs"},
                       {"samples", samples}};
   report["runtime"] = {{"engine", context.engine},
+                       {"local_error",
+                        session.options().local
+                            ? "measured: each quantized op fed the float model's values at the compared points upstream"
+                            : "not measured (--local off)"},
                        {"graph_optimization", "disabled"},
                        {"runs", session.runs_total()},
                        {"tap_chunks", session.chunks()},
@@ -278,7 +264,17 @@ json activations_report(const ActivationSession& session, const ActivationReport
       if (!first_jump && *drop >= kJumpDb) first_jump = i;
       if (*drop > largest_drop) largest_drop = *drop, largest_jump = i;
     }
-    j["verdict"] = verdict(s, input_sqnr[i], inputs_exact[i]);
+    const ErrorMoments& local = session.local()[i];
+    if (local.count > 0) {
+      json l = moments_json(local, p.quantizer);
+      json per_local = json::array();
+      for (const ErrorMoments& m : session.local_per_sample()[i]) per_local.push_back(report_number(m.sqnr_db()));
+      l["per_sample_sqnr_db"] = per_local;
+      j["local"] = l;
+    } else {
+      j["local"] = nullptr;
+    }
+    j["verdict"] = verdict(s, local, input_sqnr[i], inputs_exact[i]);
     j["histogram"] = histogram_json(s.histogram());
     j["channels"] = channels_json(s.channels());
     points.push_back(std::move(j));

@@ -12,8 +12,10 @@
 //  - "rounding-limited": the quantizer's own error is at most 0.7 steps (1/√12 ≈ 0.289 is pure
 //    rounding; TFLite's debugger calls more than about 0.7 suspicious);
 //  - "above rounding": more than 0.7 steps without clipping dominating;
-//  - "inherited": the SQNR at this point is less than 1 dB below the worst SQNR at its inputs (the
-//    nearest compared points upstream), so the error was not made here; "made here" otherwise;
+//  - "inherited" or "made here", from the local-error run (the op fed the float model's values):
+//    inherited when the local SQNR is at least 3 dB above the accumulated one (the error made here is
+//    at most half of what arrives); without the local run, from the drop against the point's inputs
+//    (the nearest compared points upstream): inherited when under 1 dB;
 //  - the first jump: the first point whose accumulated error power is at least twice that at its
 //    inputs (SQNR drop of 3 dB or more).
 // Inputs that were synthetic are said so in the report and in every verdict's context.

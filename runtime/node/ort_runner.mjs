@@ -10,8 +10,9 @@
 // Protocol on stdin/stdout, every message a frame: u32 (LE) header length, the JSON header, then
 // the binary blobs the header lists, back to back.
 //   hello (runner → core, once):  {"ok":true,"engine":"onnxruntime-node 1.30.0"}
-//   request:  {"key":"float","model":PATH,"suffix":N,"feeds":[{name,type,dims,bytes}],"fetches":[names]}
-//             blobs: the suffix (appended to the model file's bytes: rewrite/tap_outputs.h), then each feed
+//   request:  {"key":"float","model":PATH,"model_bytes":M,"suffix":N,"feeds":[{name,type,dims,bytes}],"fetches":[names]}
+//             blobs: the model's bytes when M > 0 (a rewired model, used instead of the file), the suffix
+//             (appended to the model's bytes: rewrite/tap_outputs.h), then each feed
 //   reply:    {"ok":true,"outputs":[{name,type,dims,bytes}]} + blobs, or {"ok":false,"stage":"session"|"run","error":TEXT}
 // One session is kept per key and replaced when the model or its suffix changes, so the runs of one
 // chunk over many samples load the model once. Sessions run with graph optimisations disabled, so
@@ -19,6 +20,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { engineLabel } from '../web/activation_driver.mjs';
 
 const args = process.argv.slice(2);
 const engineName = args.includes('--engine') ? args[args.indexOf('--engine') + 1] : 'node';
@@ -59,20 +61,25 @@ async function send(header, blobs = []) {
   for (const b of blobs) await write(b);
 }
 
-// Frames from stdin, one at a time.
-let pending = Buffer.alloc(0);
+// Frames from stdin, one at a time. Chunks are kept in a list and joined once per take, so that a
+// large blob (a rewired model) is copied once, not once per chunk.
+const chunks = [];
+let buffered = 0;
 let wake = null;
 let ended = false;
-process.stdin.on('data', (chunk) => { pending = pending.length ? Buffer.concat([pending, chunk]) : chunk; wake?.(); });
+process.stdin.on('data', (chunk) => { chunks.push(chunk); buffered += chunk.length; wake?.(); });
 process.stdin.on('end', () => { ended = true; wake?.(); });
 async function take(n) {
-  while (pending.length < n) {
+  while (buffered < n) {
     if (ended) return null;
     await new Promise((resolve) => { wake = resolve; });
     wake = null;
   }
-  const out = pending.subarray(0, n);
-  pending = pending.subarray(n);
+  const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  chunks.length = 0;
+  const out = all.subarray(0, n);
+  if (all.length > n) chunks.push(all.subarray(n));
+  buffered -= n;
   return out;
 }
 
@@ -86,12 +93,14 @@ function typedArray(type, bytes) {
 }
 
 const sessions = new Map();  // key -> {id, session}
-async function sessionFor(key, path, suffix) {
-  const id = `${path}\u0000${suffix.toString('base64')}`;
+async function sessionFor(key, path, modelBytes, suffix) {
+  // A rewired model is new each time it is sent; a file with a suffix is the same while both are.
+  const id = modelBytes ? null : `${path}\u0000${suffix.toString('base64')}`;
   const kept = sessions.get(key);
-  if (kept?.id === id) return kept.session;
+  if (id !== null && kept?.id === id) return kept.session;
   if (kept) { await kept.session.release?.(); sessions.delete(key); }
-  const bytes = suffix.length ? Buffer.concat([readFileSync(path), suffix]) : readFileSync(path);
+  const model = modelBytes ?? readFileSync(path);
+  const bytes = suffix.length ? Buffer.concat([model, suffix]) : model;
   const session = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'disabled', logSeverityLevel: 3 });
   sessions.set(key, { id, session });
   return session;
@@ -99,17 +108,18 @@ async function sessionFor(key, path, suffix) {
 
 function message(e) { return String(e?.message ?? e); }
 
-await send({ ok: true, engine: `${ortPackage} ${version}${engineName === 'web' ? ' (wasm, 1 thread)' : ''}` });
+await send({ ok: true, engine: engineLabel(ortPackage, version) });
 for (;;) {
   const lengthBytes = await take(4);
   if (!lengthBytes) break;
   const header = JSON.parse((await take(lengthBytes.readUInt32LE(0))).toString());
+  const modelBytes = header.model_bytes ? Buffer.from(await take(header.model_bytes)) : null;
   const suffix = Buffer.from(await take(header.suffix));
   const feeds = {};
   for (const f of header.feeds) feeds[f.name] = new ort.Tensor(f.type, typedArray(f.type, await take(f.bytes)), f.dims);
   let session;
   try {
-    session = await sessionFor(header.key, header.model, suffix);
+    session = await sessionFor(header.key, header.model, modelBytes, suffix);
   } catch (e) {
     await send({ ok: false, stage: 'session', error: message(e) });
     continue;

@@ -92,8 +92,9 @@ export function stats(x, y) {
   };
 }
 
-// Runs each model once with every compared tensor tapped; returns per point {sqnr_db, cosine, mse, max_abs}.
-// `points`: [{float_tensor, quantized_tensor, codes: {scale, zero_point} | null}].
+// Runs each model once with every compared tensor tapped; returns per point {sqnr_db, cosine, mse, max_abs,
+// codes}. `points`: [{float_tensor, quantized_tensor, quantizer: {scale, zero_point} | null}]; a quantized
+// tensor that ONNX Runtime returns as integers is dequantised with the point's quantizer (codes: true).
 export async function measure(floatPath, quantPath, inputs, points) {
   const feeds = (session) => {
     const f = {};
@@ -115,7 +116,12 @@ export async function measure(floatPath, quantPath, inputs, points) {
   };
   const f = await run(floatPath, points.map((p) => p.float_tensor));
   const q = await run(quantPath, points.map((p) => p.quantized_tensor));
-  const result = points.map((p) => stats(numbers(f.out[p.float_tensor]), numbers(q.out[p.quantized_tensor], p.codes)));
+  const integer = (t) => /^u?int/.test(t.type);
+  const result = points.map((p) => {
+    const y = q.out[p.quantized_tensor];
+    if (integer(y) && !p.quantizer) throw new Error(`${p.quantized_tensor} is ${y.type} but has no quantizer`);
+    return { ...stats(numbers(f.out[p.float_tensor]), numbers(y, integer(y) ? p.quantizer : null)), codes: integer(y) };
+  });
   await f.session.release?.();
   await q.session.release?.();
   return result;

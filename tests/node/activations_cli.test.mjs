@@ -69,6 +69,26 @@ test('a quantizer made to clip on purpose is flagged as clipping, where it clips
   assert.ok(r.points.filter((p) => /^clipping/.test(p.verdict)).length === 1);
   assert.ok(!report([floatPath, quantPath]).points.some((p) => /^clipping/.test(p.verdict)));
   assert.equal(r.summary.largest_jump.point, clipped[0].point);
+  // Born there: its local error (fed the float model's values) is its accumulated error; the
+  // points downstream of it inherit it (their local error is far smaller).
+  assert.match(clipped[0].verdict, /made here: local/);
+  const downstream = r.points.filter((p) => p.upstream_points.includes(clipped[0].point));
+  assert.ok(downstream.length > 0);
+  for (const p of downstream) {
+    assert.match(p.verdict, /inherited: local/, p.quantized_tensor);
+    assert.ok(p.local.sqnr_db > p.accumulated.sqnr_db + 20);
+  }
+});
+
+test('the local error of an op whose inputs are exact is its accumulated error; --local off leaves it out', () => {
+  const r = report([floatPath, quantPath]);
+  const first = r.points.filter((p) => p.upstream_points.length === 0 && p.model_output === undefined);
+  assert.ok(first.length > 0);
+  for (const p of first) assert.equal(p.local.sqnr_db, p.accumulated.sqnr_db);
+  const off = report([floatPath, quantPath, '--local', 'off']);
+  assert.ok(off.points.every((p) => p.local === null));
+  assert.match(off.runtime.local_error, /not measured/);
+  assert.equal(off.runtime.runs, r.runtime.runs - 1);
 });
 
 test('the same inputs give the same bytes, however the taps are split over runs', () => {

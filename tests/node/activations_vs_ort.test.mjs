@@ -62,11 +62,13 @@ for (const pair of pairs) {
       const points = report.points.map((p) => ({
         float_tensor: p.float_tensor,
         quantized_tensor: p.quantized_tensor,
-        codes: p.quantized_read_as === 'values' ? null : p.output_quantizer,
+        quantizer: p.output_quantizer,
       }));
       const peer = await measure(floatPath, quantPath, inputs, points);
       report.points.forEach((p, i) => {
         const what = `${pair} ${p.quantized_tensor}`;
+        // Read as the runtime returns it: integer codes exactly when ONNX Runtime gives integers.
+        assert.equal(p.quantized_read_as !== 'values', peer[i].codes, `${what} read as ${p.quantized_read_as}`);
         close(p.accumulated.sqnr_db, peer[i].sqnr_db, 0.05, `${what} sqnr_db`);
         close(p.accumulated.cosine, peer[i].cosine, 1e-6, `${what} cosine`);
         close(p.accumulated.mse, peer[i].mse, 1e-6 * Math.max(1, peer[i].mse), `${what} mse`);

@@ -141,7 +141,7 @@ BOOST_AUTO_TEST_CASE(qoperator_points_dequantise_integer_codes) {
     ++codes;
     BOOST_REQUIRE(p.quantizer.has_value());
     BOOST_TEST(p.quantizer->scale > 0);
-    BOOST_TEST(c->quant_model.values[p.quant_value].type.element_type == p.quantizer->type);
+    BOOST_TEST((p.quantizer->type == "uint8" || p.quantizer->type == "int8"));  // the codes QLinear ops write
   }
   BOOST_TEST(codes >= 2u);  // the QLinearConv outputs, read as codes by the next QLinear op
 }
@@ -152,13 +152,26 @@ BOOST_AUTO_TEST_CASE(the_schedule_checks_tapping_and_holds_one_chunk) {
   options.tap_budget_bytes = 4096;  // several chunks
   ActivationSession session(*c, synthetic_samples(c->float_model, {}, 1, 2), options);
   BOOST_TEST(session.chunks() > 1u);
-  BOOST_TEST(session.runs_total() == 2 + session.chunks() * 2 * 2);
+  BOOST_TEST(session.runs_total() == 2 + session.chunks() * 2 * 3);  // float, quantized, local per chunk and sample
   // Feed every request outputs made of its fetch names' lengths: the schedule and the statistics run
   // without a runtime, and a tensor the "runtime" leaves out is a RuntimeFailure.
   std::size_t runs = 0;
-  while (const auto r = session.next_request()) {
+  std::size_t local_runs = 0;
+  while (const RunRequest* r = session.current()) {
     BOOST_TEST(r->index == runs);
-    BOOST_TEST(r->tapped == (runs >= 2));
+    BOOST_TEST((r->kind == RunKind::Untapped) == (runs < 2));
+    if (r->kind == RunKind::Local) {
+      ++local_runs;
+      BOOST_TEST(r->model != nullptr);  // the rewired model, spliced from the file's bytes
+      onnx::ModelProto rewired;
+      BOOST_REQUIRE(rewired.ParseFromArray(r->model->data(), static_cast<int>(r->model->size())));
+      for (const HostTensor& feed : session.feeds())
+        if (feed.name.rfind("visualquant.local/", 0) == 0) {
+          bool declared = false;
+          for (const auto& in : rewired.graph().input()) declared = declared || in.name() == feed.name;
+          BOOST_TEST(declared);
+        }
+    }
     std::vector<HostTensor> out;
     for (const std::string& name : r->fetches) {
       HostTensor t;
@@ -178,9 +191,13 @@ BOOST_AUTO_TEST_CASE(the_schedule_checks_tapping_and_holds_one_chunk) {
     ++runs;
   }
   BOOST_TEST(runs == session.runs_total());
+  BOOST_TEST(local_runs == session.chunks() * 2);
   BOOST_TEST(session.tapping_changed().empty());
   const auto report = activations_report(session, {"float.onnx", "quant.onnx", "test"});
   BOOST_TEST(report["inputs"]["synthetic"] == true);
   BOOST_TEST(report["points"].size() == session.plan().points.size());
-  for (const auto& p : report["points"]) BOOST_TEST(p["per_sample"].size() == 2u);
+  for (const auto& p : report["points"]) {
+    BOOST_TEST(p["per_sample"].size() == 2u);
+    BOOST_TEST(p["local"]["per_sample_sqnr_db"].size() == 2u);
+  }
 }

@@ -1,0 +1,32 @@
+// The activation session's runs as a JavaScript runtime bridge sees them (the wasm build: the page,
+// the extension, Node tests): the current request as JSON, its bytes by name, and the outputs back.
+//
+// request:  {"done": false, "index", "runs_total", "side": "float"|"quantized", "kind": "untapped"|
+//            "tapped"|"local", "sample", "fetches": [names], "suffix_bytes", "model_bytes",
+//            "feeds": [{"name", "type", "dims", "bytes"}]}, or {"done": true}
+//   The model to create a session from is the side's file bytes followed by the suffix, or, when
+//   model_bytes > 0, the request's model bytes (followed by the suffix). Sessions must be created with
+//   graph optimisations disabled.
+// outputs:  [{"name", "type", "dims", "offset", "bytes"}], every tensor's bytes at its offset in one
+//           buffer (element types by the names runtimes use: "float32", "uint8", ...).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "activations/activation_session.h"
+#include "util/bytes.h"
+
+namespace vq {
+
+std::string request_json(const ActivationSession& session);
+
+// Throws Error(RuntimeFailure) for an entry that is not a tensor the buffer holds.
+std::vector<HostTensor> outputs_from_json(const nlohmann::json& outputs, ByteView data);
+
+// The options a bridge gives as JSON: {"tap_budget_bytes", "bins", "local"} (each optional).
+ActivationOptions activation_options_from_json(const nlohmann::json& options);
+
+}  // namespace vq

@@ -1,0 +1,106 @@
+// The runtime bridge of the wasm core: runs an activation comparison's requests (an ActivationRun of
+// build/wasm/dist/visualquant.mjs) with an ONNX Runtime JavaScript engine, and returns the report.
+// The page's worker and the extension use onnxruntime-web; Node tests may pass onnxruntime-web or
+// onnxruntime-node. The engine is given, never imported here, so each host loads it its own way
+// (bundled wasm paths, CSP). The core decides every run and computes every figure; this only runs.
+//
+// One session is kept per slot (float, quantized, local) while its model and taps stay the same, so
+// the runs of one chunk over many samples load each model once.
+
+const TYPED = {
+  float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array,
+  uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array,
+  bool: Uint8Array, float16: Uint16Array,
+};
+
+/** How reports name the engine: the same words as the command line's runner (runtime/node/ort_runner.mjs). */
+export function engineLabel(packageName, version, threads = 1) {
+  return packageName === 'onnxruntime-web' ? `${packageName} ${version} (wasm, ${threads} thread${threads === 1 ? '' : 's'})`
+    : `${packageName} ${version}`;
+}
+
+/** The cancellation error: runActivations throws it when the signal aborts between runs. */
+export class ActivationsCancelled extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'ActivationsCancelled';
+    this.code = 'cancelled';
+  }
+}
+
+function typedArray(type, bytes) {
+  const T = TYPED[type];
+  if (!T) throw new Error(`element type ${type} is not supported by the runtime bridge`);
+  const copy = bytes.byteOffset % T.BYTES_PER_ELEMENT === 0 ? bytes : bytes.slice();
+  return new T(copy.buffer, copy.byteOffset, copy.byteLength / T.BYTES_PER_ELEMENT);
+}
+
+function join(a, b) {
+  if (!b.byteLength) return a;
+  const out = new Uint8Array(a.byteLength + b.byteLength);
+  out.set(a, 0);
+  out.set(b, a.byteLength);
+  return out;
+}
+
+function hex(bytes) {
+  let s = '';
+  for (const b of bytes) s += b.toString(16).padStart(2, '0');
+  return s;
+}
+
+/**
+ * Runs every request of `run` and returns the report text.
+ * ort: the engine module (InferenceSession, Tensor); engine: its label for the report (engineLabel);
+ * floatBytes / quantBytes: the two model files' bytes; onProgress(request): before each run;
+ * signal: an AbortSignal (checked between runs: a run in progress finishes first).
+ * An engine failure is rethrown as {code: 'runtime_failure', message} naming the model.
+ */
+export async function runActivations(run, { ort, engine, floatBytes, quantBytes, onProgress, signal }) {
+  const sessions = new Map();
+  const release = async (slot) => {
+    const kept = sessions.get(slot);
+    sessions.delete(slot);
+    await kept?.session.release?.();
+  };
+  try {
+    while (run.request) {
+      if (signal?.aborted) throw new ActivationsCancelled();
+      const r = run.request;
+      onProgress?.(r);
+      const slot = r.kind === 'local' ? 'local' : r.side;
+      const suffix = run.suffix();
+      const id = r.model_bytes ? null : `${r.side}:${hex(suffix)}`;
+      if (id === null || sessions.get(slot)?.id !== id) {
+        await release(slot);
+        const base = r.model_bytes ? run.model() : r.side === 'float' ? floatBytes : quantBytes;
+        const what = r.kind === 'local' ? 'the quantized model rewired for the local error' : `the ${r.side} model`;
+        let session;
+        try {
+          session = await ort.InferenceSession.create(join(base, suffix), { graphOptimizationLevel: 'disabled', logSeverityLevel: 3 });
+        } catch (e) {
+          throw Object.assign(new Error(`ONNX Runtime could not load ${what}: ${e?.message ?? e}`), { code: 'runtime_failure' });
+        }
+        sessions.set(slot, { id, session, what });
+      }
+      const { session, what } = sessions.get(slot);
+      const feeds = {};
+      r.feeds.forEach((f, i) => { feeds[f.name] = new ort.Tensor(f.type, typedArray(f.type, run.feed(i)), f.dims); });
+      let results;
+      try {
+        results = await session.run(feeds, r.fetches);
+      } catch (e) {
+        throw Object.assign(new Error(`ONNX Runtime could not run ${what}: ${e?.message ?? e}`), { code: 'runtime_failure' });
+      }
+      const outputs = r.fetches.map((name) => {
+        const t = results[name];
+        return { name, type: t.type, dims: t.dims, data: t.data };
+      });
+      run.accept(outputs);
+      for (const name of r.fetches) results[name].dispose?.();
+    }
+  } finally {
+    for (const slot of [...sessions.keys()]) await release(slot);
+  }
+  return run.report(engine);
+}
