@@ -582,7 +582,52 @@ export class OpenComparison {
   layout(options?: PairLayoutOptions): string;
   /** JSON text of a LayoutLabelsReport: every node and group of both layout graphs, not laid out. */
   labels(options?: { view?: 'logical' | 'nodes' }): string;
+  /**
+   * Starts an activation comparison (both models run on the same inputs by a runtime bridge:
+   * runtime/web/activation_driver.mjs). inputFiles maps the file names of options.inputs to their
+   * bytes (.npy or TensorProto .pb); without inputs, seeded synthetic ones are made and the report
+   * says so. Throws VisualQuantError: invalid_input_file, input_mismatch, unset_dimension, io.
+   */
+  startActivations(options?: ActivationOptions, inputFiles?: Record<string, Uint8Array>): ActivationRun;
   close(): void;
+}
+
+export interface ActivationOptions {
+  /** NAME=FILE as on the command line; name '' for a model's only input. */
+  inputs?: { name: string; file: string }[];
+  /** Values of symbolic dimensions, by symbol or 'INPUT:POSITION'. */
+  dims?: Record<string, number>;
+  /** Synthetic samples and their seed, when there are no inputs. */
+  samples?: number;
+  seed?: number;
+  tap_budget_bytes?: number;
+  bins?: number;
+  /** The local-error runs (default true). */
+  local?: boolean;
+}
+
+export interface ActivationRequest {
+  index: number;
+  runs_total: number;
+  side: 'float' | 'quantized';
+  kind: 'untapped' | 'tapped' | 'local';
+  sample: number;
+  fetches: string[];
+  suffix_bytes: number;
+  model_bytes: number;
+  feeds: { name: string; type: string; dims: number[]; bytes: number }[];
+}
+
+/** The runs of one activation comparison: run `request`, give accept() its outputs, until request is null. */
+export class ActivationRun {
+  readonly request: ActivationRequest | null;
+  suffix(): Uint8Array;
+  /** The rewired model, when request.model_bytes > 0 (used instead of the side's file). */
+  model(): Uint8Array;
+  feed(index: number): Uint8Array;
+  accept(outputs: { name: string; type: string; dims: readonly (number | bigint)[]; data: ArrayBufferView }[]): ActivationRequest | null;
+  /** JSON text of the visualquant.activations report, byte-identical to the CLI's with the same engine label. */
+  report(engine: string): string;
 }
 
 export interface LintFinding {

@@ -417,7 +417,7 @@ export class ActivationRun {
 
   // A copy of the current request's bytes out of wasm memory.
   bytes(what, index = 0) {
-    return this.comparison.ask((s) => ({ ok: true, json: s.activationsBytes(what, index).slice() })).json;
+    return this.comparison.ask((s) => ({ ok: true, json: s.activationsBytes(what, index).slice() }));
   }
   suffix() { return this.bytes('suffix'); }
   model() { return this.bytes('model'); }

@@ -25,6 +25,9 @@ constexpr double kJumpDb = 3.0;      // error power doubled
 constexpr double kInheritedDb = 1.0;
 constexpr double kLocalInheritedDb = 3.0;  // local error power at most half the accumulated
 
+// Every SQNR the report uses as it writes it (report_numbers.h: reported), for the same bytes in wasm.
+std::optional<double> sqnr(const ErrorMoments& m) { return reported(m.sqnr_db()); }
+
 double fraction(std::uint64_t part, std::uint64_t whole) { return whole ? static_cast<double>(part) / whole : 0; }
 
 std::optional<double> steps(const ErrorMoments& m, const std::optional<ActivationQuantizer>& q) {
@@ -35,7 +38,7 @@ std::optional<double> steps(const ErrorMoments& m, const std::optional<Activatio
 std::string percent(double f) { return f == 0 ? std::string("0 %") : fixed(100 * f, f < 0.001 ? 3 : 1) + " %"; }
 
 json moments_json(const ErrorMoments& m, const std::optional<ActivationQuantizer>& q) {
-  return {{"sqnr_db", report_number(m.sqnr_db())}, {"cosine", report_number(m.cosine())},
+  return {{"sqnr_db", report_number(sqnr(m))}, {"cosine", report_number(m.cosine())},
           {"mse", report_number(m.mse())},         {"max_abs", report_number(m.max_abs)},
           {"relative_l2", report_number(m.relative_l2())}, {"rmse_steps", report_number(steps(m, q))},
           {"values", m.count}, {"nonfinite", m.nonfinite}};
@@ -77,16 +80,16 @@ json histogram_json(const SharedHistogram& h) {
 
 json channels_json(const std::vector<ErrorMoments>& channels) {
   if (channels.empty()) return nullptr;
-  json sqnr = json::array();
+  json per_channel = json::array();
   std::optional<std::size_t> worst;
   for (std::size_t i = 0; i < channels.size(); ++i) {
-    const auto s = channels[i].sqnr_db();
-    sqnr.push_back(report_number(s));
-    if (s && (!worst || *s < *channels[*worst].sqnr_db())) worst = i;
+    const auto s = sqnr(channels[i]);
+    per_channel.push_back(report_number(s));
+    if (s && (!worst || *s < *sqnr(channels[*worst]))) worst = i;
   }
   json w = nullptr;
-  if (worst) w = {{"index", *worst}, {"sqnr_db", report_number(channels[*worst].sqnr_db())}};
-  return {{"axis", 1}, {"sqnr_db", sqnr}, {"worst", w}};
+  if (worst) w = {{"index", *worst}, {"sqnr_db", report_number(sqnr(channels[*worst]))}};
+  return {{"axis", 1}, {"sqnr_db", per_channel}, {"worst", w}};
 }
 
 std::vector<std::string> node_ids(const Model& m, const LogicalGraph& lg, const std::vector<LogicalId>& ops) {
@@ -130,10 +133,10 @@ std::string verdict(const TensorStats& s, const ErrorMoments& local, const std::
   } else {
     text = "no output quantizer (runs in float)";
   }
-  const auto here = m.sqnr_db();
+  const auto here = sqnr(m);
   if (local.count > 0 && here) {
     // Born here or inherited, from the local run: the same op fed the float model's inputs.
-    const auto mine = local.sqnr_db();
+    const auto mine = sqnr(local);
     const std::string local_text = mine ? fixed(*mine, 1) + " dB" : std::string("exact");
     const bool inherited = !mine || *mine - *here >= kLocalInheritedDb;
     text += std::string(inherited ? "; inherited: " : "; made here: ") + "local " + local_text + ", accumulated " +
@@ -166,7 +169,7 @@ json activations_report(const ActivationSession& session, const ActivationReport
         inputs_exact[i] = false;
         continue;
       }
-      const auto s = stats[u].overall().sqnr_db();
+      const auto s = sqnr(stats[u].overall());
       if (s) {
         inputs_exact[i] = false;
         input_sqnr[i] = input_sqnr[i] ? std::min(*input_sqnr[i], *s) : *s;
@@ -178,7 +181,7 @@ json activations_report(const ActivationSession& session, const ActivationReport
   for (std::size_t i = 0; i < plan.points.size(); ++i)
     if (!failed[i]) order.push_back(i);
   const auto key = [&](std::size_t i) {
-    const auto s = stats[i].overall().sqnr_db();
+    const auto s = sqnr(stats[i].overall());
     return s ? *s : INFINITY;
   };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
@@ -241,7 +244,7 @@ json activations_report(const ActivationSession& session, const ActivationReport
     j["accumulated"] = acc;
     json per = json::array();
     for (const ErrorMoments& m : s.per_sample())
-      per.push_back({{"sqnr_db", report_number(m.sqnr_db())}, {"cosine", report_number(m.cosine())},
+      per.push_back({{"sqnr_db", report_number(sqnr(m))}, {"cosine", report_number(m.cosine())},
                      {"mse", report_number(m.mse())}, {"max_abs", report_number(m.max_abs)}});
     j["per_sample"] = per;
     if (p.pre_quant_value != kNone && s.quantizer_error().count > 0) {
@@ -256,7 +259,7 @@ json activations_report(const ActivationSession& session, const ActivationReport
     for (std::size_t u : upstream[i]) up.push_back(u);
     j["upstream_points"] = up;
     j["input_sqnr_db"] = report_number(input_sqnr[i]);
-    const auto here = s.overall().sqnr_db();
+    const auto here = sqnr(s.overall());
     std::optional<double> drop;
     if (here && input_sqnr[i]) drop = *input_sqnr[i] - *here;
     j["sqnr_drop_db"] = report_number(drop);
@@ -268,7 +271,7 @@ json activations_report(const ActivationSession& session, const ActivationReport
     if (local.count > 0) {
       json l = moments_json(local, p.quantizer);
       json per_local = json::array();
-      for (const ErrorMoments& m : session.local_per_sample()[i]) per_local.push_back(report_number(m.sqnr_db()));
+      for (const ErrorMoments& m : session.local_per_sample()[i]) per_local.push_back(report_number(sqnr(m)));
       l["per_sample_sqnr_db"] = per_local;
       j["local"] = l;
     } else {
@@ -302,7 +305,7 @@ json activations_report(const ActivationSession& session, const ActivationReport
     return {{"point", *i},
             {"quant_node", nodes.empty() ? json(nullptr) : json(nodes[0])},
             {"quantized_tensor", c.quant_model.values[plan.points[*i].quant_value].name},
-            {"sqnr_drop_db", report_number(*input_sqnr[*i] - *stats[*i].overall().sqnr_db())}};
+            {"sqnr_drop_db", report_number(*input_sqnr[*i] - *sqnr(stats[*i].overall()))}};
   };
   report["summary"] = {{"compared", points.size()},
                        {"failed", failures.size()},

@@ -6,14 +6,23 @@
 
 namespace vq {
 
-nlohmann::ordered_json report_number(double v) {
-  if (!std::isfinite(v)) return nullptr;
-  if (v == 0) return 0.0;
+double reported(double v) {
+  if (!std::isfinite(v) || v == 0) return v;
   // Nine significant digits, correctly rounded by printf (glibc and Emscripten's musl agree to the
   // bit), read back as the double nearest to them, which the JSON writer prints in at most nine.
   char text[32];
   std::snprintf(text, sizeof text, "%.9g", v);
   return std::strtod(text, nullptr);
+}
+
+std::optional<double> reported(const std::optional<double>& v) {
+  return v ? std::optional<double>(reported(*v)) : std::nullopt;
+}
+
+nlohmann::ordered_json report_number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  if (v == 0) return 0.0;
+  return reported(v);
 }
 
 nlohmann::ordered_json report_number(const std::optional<double>& v) {

@@ -11,6 +11,11 @@
 namespace vq {
 
 nlohmann::ordered_json report_number(double v);
+// The number a report writes for v, as a double (nine significant digits). Figures derived from
+// other figures (an SQNR drop, a rank) are computed from these, so that a libm's last-bit difference
+// in log10 between the native and the wasm build cannot change them.
+double reported(double v);
+std::optional<double> reported(const std::optional<double>& v);
 nlohmann::ordered_json report_number(const std::optional<double>& v);  // nullopt: null
 nlohmann::ordered_json report_numbers(const std::vector<double>& v);
 

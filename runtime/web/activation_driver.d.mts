@@ -1,0 +1,23 @@
+import type { ActivationRequest, ActivationRun } from '../../build/wasm/dist/visualquant.mjs';
+
+/** How reports name the engine: the same words as the command line's runner. */
+export function engineLabel(packageName: string, version: string, threads?: number): string;
+
+export class ActivationsCancelled extends Error {
+  readonly code: 'cancelled';
+}
+
+export interface OrtEngine {
+  InferenceSession: { create(bytes: Uint8Array, options: object): Promise<any> };
+  Tensor: new (type: string, data: ArrayBufferView, dims: readonly number[]) => any;
+}
+
+/** Runs every request of `run` with the engine and returns the report text (visualquant.activations). */
+export function runActivations(run: ActivationRun, options: {
+  ort: OrtEngine;
+  engine: string;
+  floatBytes: Uint8Array;
+  quantBytes: Uint8Array;
+  onProgress?: (request: ActivationRequest) => void;
+  signal?: AbortSignal;
+}): Promise<string>;
