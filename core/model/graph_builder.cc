@@ -169,6 +169,7 @@ class GraphBuilder {
       const std::string name = sparse.values().name();
       Tensor t = read_tensor(*sparse.mutable_values(), ctx_, "sparse initializer '" + printable(name) + "' of " + label);
       t.dims.assign(sparse.dims().begin(), sparse.dims().end());
+      t.sparse = true;
       const TensorId tid = add_tensor(std::move(t), WeightLocation::SparseInitializer, g, kNone);
       const ValueId v = add_value(g, name, ValueKind::Initializer, [] { return "a sparse initializer"; });
       m_.values[v].tensor = tid;
@@ -279,6 +280,7 @@ class GraphBuilder {
       } else if (a == "sparse_value" && attr.has_sparse_tensor()) {
         t = read_tensor(*attr.mutable_sparse_tensor()->mutable_values(), ctx_, where);
         t.dims.assign(attr.sparse_tensor().dims().begin(), attr.sparse_tensor().dims().end());
+        t.sparse = true;
       } else if (a == "value_float" || a == "value_floats") {
         t = scalar_list<float>(ElementType::Float32, a == "value_float" ? std::vector<float>{attr.f()}
                                                                         : std::vector<float>(attr.floats().begin(), attr.floats().end()),

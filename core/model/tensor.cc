@@ -1,5 +1,7 @@
 #include "model/tensor.h"
 
+#include "util/checked_math.h"
+
 namespace vq {
 
 const char* storage_name(TensorStorage s) {
@@ -20,6 +22,11 @@ const char* location_name(WeightLocation l) {
     case WeightLocation::SparseInitializer: return "sparse_initializer";
   }
   return "unknown";
+}
+
+bool holds_dense_payload(const Tensor& t) {
+  const auto dense = checked_element_count(t.dims);
+  return !t.sparse && dense && *dense == t.element_count;
 }
 
 }  // namespace vq

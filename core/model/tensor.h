@@ -33,6 +33,11 @@ enum class WeightLocation {
 };
 
 const char* storage_name(TensorStorage s);
+
+struct Tensor;
+// Whether a tensor's payload is its dense value, element by element in the order of `dims`: what
+// every reader of values needs (false for sparse tensors, whose payload is only their values).
+bool holds_dense_payload(const Tensor& t);
 const char* location_name(WeightLocation l);
 
 struct ExternalSpan {
@@ -51,6 +56,9 @@ struct Tensor {
   WeightLocation location = WeightLocation::Initializer;
   GraphId graph = kNone;  // the graph that holds it
   NodeId node = kNone;    // the Constant node, for ConstantNode
+  // A sparse tensor (sparse_initializer, a Constant's sparse_value): `dims` is the dense shape and
+  // the payload holds only the values (element_count of them), so it is never read as dense.
+  bool sparse = false;
 
   ByteView inline_bytes;               // Inline
   std::vector<std::uint8_t> converted;  // Converted

@@ -59,7 +59,8 @@ std::vector<std::int64_t> ints_attribute(const Node& node, const std::string& na
 
 std::optional<ConstantView> stored_view(const Model& m, TensorId t) {
   const Tensor& tensor = m.tensors[t];
-  if (tensor.type->kind == ElementKind::String || tensor.type->kind == ElementKind::Complex || tensor.element_count == 0)
+  if (tensor.type->kind == ElementKind::String || tensor.type->kind == ElementKind::Complex || tensor.element_count == 0 ||
+      !holds_dense_payload(tensor))
     return std::nullopt;
   auto reader = std::make_shared<ElementReader>(m, tensor);
   return ConstantView{tensor.dims, [reader](std::uint64_t i) { return reader->at(i); }, tensor.type->name, false,
@@ -70,6 +71,8 @@ std::optional<ConstantView> dequantized_view(const Model& m, ValueId x, ValueId 
                                            std::int64_t block_size) {
   const TensorId xt = stored_tensor(m, x), st = stored_tensor(m, scale), zt = stored_tensor(m, zp);
   if (xt == kNone || st == kNone) return std::nullopt;
+  for (TensorId t : {xt, st, zt})
+    if (t != kNone && !holds_dense_payload(m.tensors[t])) return std::nullopt;
   DequantizeParams p;
   p.scale = &m.tensors[st];
   p.zero_point = zt == kNone ? nullptr : &m.tensors[zt];

@@ -20,11 +20,13 @@
 
 #include "model/function_calls.h"
 #include "model/name_cap.h"
+#include "quant/constant_eval.h"
 #include "report/compare_report.h"
 #include "report/comparison.h"
 #include "report/inspect_report.h"
 #include "report/layout_report.h"
 #include "report/node_detail.h"
+#include "report/weights_report.h"
 #include "unit/test_support.h"
 
 using namespace vq;
@@ -482,3 +484,21 @@ BOOST_AUTO_TEST_CASE(names_under_the_cap_are_reported_as_they_are) {
   BOOST_TEST(model.nodes[0].id == name);
   BOOST_TEST(model.nodes[0].name == name);
 }
+
+// The fuzzer's heap overflow: a sparse initializer's payload holds only its values, and the
+// alignment sampled it as a dense weight of its dense shape. Compared with itself, and analysed.
+BOOST_AUTO_TEST_CASE(a_sparse_weight_is_never_read_as_dense) {
+  const std::string bytes = read_text(malformed("sparse_values_fewer_than_dense.onnx"));
+  const auto load = [&] { return load_bytes(bytes, LoadOptions::without_checker()); };
+  const Model model = load();
+  const Tensor* s = find_tensor(model, "S");
+  BOOST_REQUIRE(s);
+  BOOST_TEST(s->sparse);
+  BOOST_TEST(s->element_count == 2u);
+  BOOST_TEST(!holds_dense_payload(*s));
+  BOOST_TEST(!stored_view(model, static_cast<TensorId>(s - model.tensors.data())).has_value());
+  const auto c = run_comparison(load(), load(), "a.onnx", "b.onnx");
+  BOOST_TEST(!c->alignment.entries.empty());
+  BOOST_TEST(weights_report(*c, WeightAnalysisOptions{}).is_object());
+}
+
