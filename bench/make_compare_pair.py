@@ -3,11 +3,14 @@
 int8 weights behind DequantizeLinear, uint8 activations in QuantizeLinear/DequantizeLinear pairs)
 for the compare benchmark. Not kept in the repo.
 
-usage: make_compare_pair.py resnet50|transformer12|transformer100m OUTDIR
+usage: make_compare_pair.py resnet50|transformer12|transformer100m|seg1024 OUTDIR
   resnet50         ResNet-50-sized: bottleneck stages [3, 4, 6, 3], ~25M parameters, ~55 convs
   transformer12    12-layer encoder, d=768, ffn 3072: ~85M parameters, ~72 MatMuls
   transformer100m  BERT-base-sized: a 30522 x 768 token embedding (Gather of a per-row int8
                    DequantizeLinear on the quantized side) before the same 12 layers: ~109M parameters
+  seg1024          a segmentation-sized encoder-decoder on a 1024x1024 image: a 16-channel stem (its
+                   output is 64 MiB), four stride-2 stages down and four nearest-upsampling stages up
+                   with residual Adds, ~100 convolutions, 8 classes per pixel (the activations bench)
 """
 import os
 import sys
@@ -94,6 +97,31 @@ def resnet50(b):
     return b.op("Gemm", [f, wf], [b.qdq(f), wq], "output", transB=1), [1, 3, 224, 224]
 
 
+def seg1024(b):
+    x = conv(b, "input", 3, 16, 3)
+    cin = 16
+    for width in (16, 32, 64, 128):  # down: 1024 -> 64
+        x = conv(b, x, cin, width, 3, 2)
+        for _ in range(5):
+            y = conv(b, x, width, width, 3)
+            y = conv(b, y, width, width, 3, relu=False)
+            x = b.op("Add", [y, x], [b.qdq(y), b.qdq(x)], b.name("add"))
+        cin = width
+    scales = b.name("scales")
+    up = np.array([1, 1, 2, 2], np.float32)
+    b.finits.append(numpy_helper.from_array(up, scales))
+    b.qinits.append(numpy_helper.from_array(up, scales))
+    for width in (64, 32, 16, 16):  # up: 64 -> 1024
+        x = b.op("Resize", [x, "", scales], [b.qdq(x), "", scales], b.name("resize"), mode="nearest")
+        x = conv(b, x, cin, width, 3)
+        for _ in range(5):
+            y = conv(b, x, width, width, 3)
+            y = conv(b, y, width, width, 3, relu=False)
+            x = b.op("Add", [y, x], [b.qdq(y), b.qdq(x)], b.name("add"))
+        cin = width
+    return conv(b, x, cin, 8, 1, relu=False), [1, 3, 1024, 1024]
+
+
 def linear(b, x, din, dout):
     w = RNG.standard_normal((din, dout), dtype=np.float32) * 0.02
     wf, wq = b.weight(b.name("w"), w, 1)
@@ -138,7 +166,8 @@ def transformer100m(b):
 
 def main(kind, outdir):
     b = Builder()
-    out, shape, *input_type = {"resnet50": resnet50, "transformer12": transformer12, "transformer100m": transformer100m}[kind](b)
+    out, shape, *input_type = {"resnet50": resnet50, "transformer12": transformer12, "transformer100m": transformer100m,
+                           "seg1024": seg1024}[kind](b)
     input_type = input_type[0] if input_type else TensorProto.FLOAT
     os.makedirs(outdir, exist_ok=True)
     for side, nodes, inits, producer in (("float", b.fnodes, b.finits, "bench"), ("quant", b.qnodes, b.qinits, "onnx.quantize")):
