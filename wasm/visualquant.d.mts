@@ -612,6 +612,17 @@ export interface ActivationRequest {
   side: 'float' | 'quantized';
   kind: 'untapped' | 'tapped' | 'local';
   sample: number;
+  /** The chunk of taps (a segment of each model when chunks > 1). */
+  chunk: number;
+  chunks: number;
+  /** The same id is the same model for the whole run. */
+  model_id: string;
+  /** Names the model in messages: "segment 2 of 5 of the float model". */
+  model_label: string;
+  /** Create a session for model_id now (from the file + suffix, or model()); otherwise reuse it. */
+  new_model: boolean;
+  /** No later request names model_id: release its session after this run. */
+  last_use: boolean;
   fetches: string[];
   suffix_bytes: number;
   model_bytes: number;
@@ -622,7 +633,7 @@ export interface ActivationRequest {
 export class ActivationRun {
   readonly request: ActivationRequest | null;
   suffix(): Uint8Array;
-  /** The rewired model, when request.model_bytes > 0 (used instead of the side's file). */
+  /** A segment or the rewired model, when request.model_bytes > 0 (used instead of the side's file). */
   model(): Uint8Array;
   feed(index: number): Uint8Array;
   accept(outputs: { name: string; type: string; dims: readonly (number | bigint)[]; data: ArrayBufferView }[]): ActivationRequest | null;

@@ -404,10 +404,12 @@ export class OpenComparison {
 
 /**
  * The runs of one activation comparison. `request` is the run to make now (null when all are done):
- * {index, runs_total, side: 'float'|'quantized', kind: 'untapped'|'tapped'|'local', sample, fetches,
- * suffix_bytes, model_bytes, feeds: [{name, type, dims, bytes}]}. Run the side's model (its file's
- * bytes, or `model()` when model_bytes > 0, followed by `suffix()`) with graph optimisations
- * disabled on `feed(i)` for each feed, and give accept() the fetched tensors.
+ * {index, runs_total, side: 'float'|'quantized', kind: 'untapped'|'tapped'|'local', sample, chunk,
+ * chunks, model_id, model_label, new_model, last_use, fetches, suffix_bytes, model_bytes, feeds:
+ * [{name, type, dims, bytes}]}. When new_model, create a session for model_id (graph optimisations
+ * disabled) from the side's file bytes, or `model()` when model_bytes > 0, followed by `suffix()`;
+ * otherwise use the one kept for model_id, and release it after a request with last_use. Run it on
+ * `feed(i)` for each feed and give accept() the fetched tensors.
  */
 export class ActivationRun {
   constructor(comparison, request) {

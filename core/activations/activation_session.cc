@@ -1,6 +1,7 @@
 #include "activations/activation_session.h"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 #include "activations/local_feeds.h"
@@ -28,6 +29,20 @@ const HostTensor* find_output(const std::vector<HostTensor>& outputs, const std:
   for (const HostTensor& t : outputs)
     if (t.name == name) return &t;
   return nullptr;
+}
+
+std::vector<std::string> names_of(const Model& m, const std::vector<ValueId>& values) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (ValueId v : values)
+    if (v != kNone && seen.insert(m.values[v].name).second) out.push_back(m.values[v].name);
+  return out;
+}
+
+void use_until(std::map<std::string, std::size_t>& last, const Model& m, ValueId v, std::size_t chunk) {
+  if (v == kNone) return;
+  std::size_t& k = last[m.values[v].name];
+  k = std::max(k, chunk);
 }
 
 std::string dims_text(const std::vector<std::int64_t>& dims) {
@@ -65,31 +80,23 @@ ActivationSession::ActivationSession(const Comparison& c, std::vector<Sample> sa
   local_.assign(plan_.points.size(), ErrorMoments{});
   local_per_sample_.assign(plan_.points.size(), {});
   failed_.assign(plan_.points.size(), false);
-
-  // Taps grouped in plan order until a group would return more than the budget.
-  std::uint64_t used = 0;
-  for (std::size_t i = 0; i < plan_.points.size(); ++i) {
-    const ComparedPoint& p = plan_.points[i];
-    const std::uint64_t cost = value_bytes(c.float_model, p.float_value) + value_bytes(c.quant_model, p.quant_value) +
-                               value_bytes(c.quant_model, p.pre_quant_value);
-    if (chunks_.empty() || (used + cost > options_.tap_budget_bytes && !chunks_.back().empty())) {
-      chunks_.emplace_back();
-      used = 0;
-    }
-    chunks_.back().push_back(i);
-    used += cost;
+  rewired_.assign(plan_.points.size(), false);
+  if (options_.local)
+    for (const auto& up : upstream_)
+      for (std::size_t u : up) rewired_[u] = rewired_[u] || local_feed_type(c.quant_model, plan_.points[u]) != nullptr;
+  for (const ComparedPoint& p : plan_.points) {
+    bool conv = false;
+    for (std::size_t e : p.entries)
+      for (NodeId n : c_.alignment.entries[e].float_nodes)
+        conv = conv || c_.float_model.nodes[n].op_type == "Conv" || c_.float_model.nodes[n].op_type == "ConvTranspose";
+    per_channel_.push_back(conv);
   }
-  for (const auto& chunk : chunks_) {
-    std::set<std::size_t> up;
-    for (std::size_t i : chunk)
-      for (std::size_t u : upstream_[i])
-        if (local_feed_type(c.quant_model, plan_.points[u])) up.insert(u);
-    chunk_upstream_.emplace_back(up.begin(), up.end());
-  }
+  make_chunks();
+  plan_segments();
   schedule_.push_back({ModelSide::Float, RunKind::Untapped, 0, 0});
   schedule_.push_back({ModelSide::Quantized, RunKind::Untapped, 0, 0});
-  for (std::size_t k = 0; k < chunks_.size(); ++k)
-    for (std::size_t s = 0; s < samples_.size(); ++s) {
+  for (std::size_t s = 0; s < samples_.size(); ++s)
+    for (std::size_t k = 0; k < chunks_.size(); ++k) {
       schedule_.push_back({ModelSide::Float, RunKind::Tapped, s, k});
       schedule_.push_back({ModelSide::Quantized, RunKind::Tapped, s, k});
       if (options_.local) schedule_.push_back({ModelSide::Quantized, RunKind::Local, s, k});
@@ -97,39 +104,220 @@ ActivationSession::ActivationSession(const Comparison& c, std::vector<Sample> sa
   prepare(0);
 }
 
-std::vector<std::string> ActivationSession::fetches_for(const Step& step) const {
-  const Model& m = step.side == ModelSide::Float ? c_.float_model : c_.quant_model;
-  std::vector<std::string> names;
-  std::set<std::string> seen;
-  const auto add = [&](ValueId v) {
-    if (v != kNone && seen.insert(m.values[v].name).second) names.push_back(m.values[v].name);
+// Taps grouped in the quantized model's order until a group would return more than the budget;
+// points written by one op stay together (a segment computes each op once).
+void ActivationSession::make_chunks() {
+  const Model& q = c_.quant_model;
+  std::map<NodeId, std::size_t> position;
+  for (std::size_t i = 0; i < q.main_graph().nodes.size(); ++i) position[q.main_graph().nodes[i]] = i + 1;
+  const auto place = [&](std::size_t i) {
+    const NodeId p = q.values[plan_.points[i].quant_value].producer;
+    const auto it = p == kNone ? position.end() : position.find(p);
+    return it == position.end() ? std::size_t{0} : it->second;
   };
-  if (step.kind != RunKind::Local)
-    for (ValueId v : m.main_graph().outputs) add(v);
-  if (step.kind == RunKind::Untapped) return names;
-  for (std::size_t i : chunks_[step.chunk]) {
-    const ComparedPoint& p = plan_.points[i];
-    if (step.side == ModelSide::Float) add(p.float_value);
-    else add(p.quant_value);
-    if (step.kind == RunKind::Tapped && step.side == ModelSide::Quantized) add(p.pre_quant_value);
+  std::vector<std::size_t> order(plan_.points.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return place(a) < place(b); });
+  std::uint64_t used = 0;
+  for (std::size_t n = 0; n < order.size(); ++n) {
+    const ComparedPoint& p = plan_.points[order[n]];
+    const std::uint64_t cost = value_bytes(c_.float_model, p.float_value) + value_bytes(q, p.quant_value) +
+                               value_bytes(q, p.pre_quant_value);
+    const bool same_op = n > 0 && place(order[n]) == place(order[n - 1]) && place(order[n]) != 0;
+    if (chunks_.empty() || (used + cost > options_.tap_budget_bytes && !chunks_.back().empty() && !same_op)) {
+      chunks_.emplace_back();
+      used = 0;
+    }
+    chunks_.back().push_back(order[n]);
+    used += cost;
   }
-  // The local run feeds the upstream points in the shapes the quantized model has them: fetched here.
-  if (step.kind == RunKind::Tapped && step.side == ModelSide::Quantized && options_.local)
-    for (std::size_t u : chunk_upstream_[step.chunk]) add(plan_.points[u].quant_value);
-  if (step.side == ModelSide::Float && options_.local)
-    for (std::size_t u : chunk_upstream_[step.chunk]) add(plan_.points[u].float_value);
-  return names;
+  if (chunks_.empty()) chunks_.emplace_back();
+}
+
+// Both models cut at the chunks; where either side had to merge segments (a boundary that is not a
+// tensor), the chunks are merged to match, so that chunk k is segment k on both sides.
+void ActivationSession::plan_segments() {
+  const Model* models[2] = {&c_.float_model, &c_.quant_model};
+  for (;;) {
+    std::vector<std::vector<ValueId>> targets[2];
+    for (const auto& chunk : chunks_) {
+      targets[0].emplace_back();
+      targets[1].emplace_back();
+      for (std::size_t i : chunk) {
+        const ComparedPoint& p = plan_.points[i];
+        targets[0].back().push_back(p.float_value);
+        targets[1].back().push_back(p.quant_value);
+        if (p.pre_quant_value != kNone) targets[1].back().push_back(p.pre_quant_value);
+      }
+    }
+    for (int side = 0; side < 2; ++side) {
+      for (ValueId v : models[side]->main_graph().outputs) targets[side].back().push_back(v);
+      segments_[side] = cut_segments(*models[side], targets[side]);
+    }
+    if (segments_[0].size() == chunks_.size() && segments_[1].size() == chunks_.size()) break;
+    // Chunk k starts a merged chunk when it starts a segment on both sides.
+    std::set<std::size_t> starts[2];
+    for (int side = 0; side < 2; ++side)
+      for (const Segment& s : segments_[side]) starts[side].insert(s.chunks.front());
+    std::vector<std::vector<std::size_t>> merged;
+    for (std::size_t k = 0; k < chunks_.size(); ++k) {
+      if (merged.empty() || (starts[0].count(k) && starts[1].count(k))) merged.emplace_back();
+      merged.back().insert(merged.back().end(), chunks_[k].begin(), chunks_[k].end());
+    }
+    chunks_ = std::move(merged);
+  }
+  const Model& f = c_.float_model;
+  const Model& q = c_.quant_model;
+  const std::size_t last = chunks_.size() - 1;
+  for (std::size_t k = 0; k < chunks_.size(); ++k) {
+    for (std::size_t i : chunks_[k]) {
+      use_until(last_use_[kFloat], f, plan_.points[i].float_value, k);
+      use_until(last_use_[kQuant], q, plan_.points[i].quant_value, k);
+      use_until(last_use_[kQuant], q, plan_.points[i].pre_quant_value, k);
+    }
+    for (ValueId v : segments_[0][k].boundary) use_until(last_use_[kFloat], f, v, k);
+    for (ValueId v : segments_[1][k].boundary) use_until(last_use_[kQuant], q, v, k);
+  }
+  for (ValueId v : f.main_graph().outputs) use_until(last_use_[kFloat], f, v, last);
+  for (ValueId v : q.main_graph().outputs) use_until(last_use_[kQuant], q, v, last);
+  if (!options_.local) return;
+
+  // The local segments: the quantized segments' ops, reading the float values of the rewired points
+  // and, for everything else, what the earlier local segments computed.
+  std::map<ValueId, std::size_t> made_in;
+  for (std::size_t k = 0; k < chunks_.size(); ++k)
+    for (ValueId v : segments_[1][k].outputs) made_in.emplace(v, k);
+  std::map<ValueId, std::size_t> rewired_point;
+  for (std::size_t u = 0; u < plan_.points.size(); ++u)
+    if (rewired_[u]) rewired_point.emplace(plan_.points[u].quant_value, u);
+  local_segments_.resize(chunks_.size());
+  std::vector<std::set<ValueId>> outputs(chunks_.size());
+  for (std::size_t k = 0; k < chunks_.size(); ++k) {
+    const Segment& seg = segments_[1][k];
+    LocalSegment& local = local_segments_[k];
+    std::set<std::size_t> rewired;
+    for (NodeId n : seg.nodes)
+      for (ValueId v : q.nodes[n].inputs)
+        if (const auto it = v == kNone ? rewired_point.end() : rewired_point.find(v); it != rewired_point.end())
+          rewired.insert(it->second);
+    local.rewired.assign(rewired.begin(), rewired.end());
+    for (std::size_t u : local.rewired) use_until(last_use_[kFloat], f, plan_.points[u].float_value, k);
+    for (ValueId v : seg.boundary) {
+      if (rewired_point.count(v) && !seg.captured.count(v)) continue;
+      local.boundary.push_back(v);
+      use_until(last_use_[kLocal], q, v, k);
+      outputs[made_in.at(v)].insert(v);
+    }
+    for (std::size_t i : chunks_[k]) outputs[k].insert(plan_.points[i].quant_value);
+  }
+  for (std::size_t k = 0; k < chunks_.size(); ++k) local_segments_[k].outputs.assign(outputs[k].begin(), outputs[k].end());
+}
+
+const HostTensor* ActivationSession::held(Held which, ValueId v) const {
+  if (v == kNone) return nullptr;
+  const Model& m = which == kFloat ? c_.float_model : c_.quant_model;
+  const auto it = held_[which].find(m.values[v].name);
+  return it == held_[which].end() ? nullptr : &it->second;
+}
+
+std::vector<HostTensor> ActivationSession::feeds_for(const Step& step) const {
+  const bool is_float = step.side == ModelSide::Float;
+  const Model& m = is_float ? c_.float_model : c_.quant_model;
+  const std::vector<HostTensor>& sample = (is_float ? samples_ : quant_samples_)[step.sample].feeds;
+  std::vector<HostTensor> feeds;
+  if (step.kind == RunKind::Untapped || !segmented()) {
+    feeds = sample;
+  } else {
+    const Segment& seg = segments_[is_float ? 0 : 1][step.chunk];
+    std::set<std::string> inputs;
+    for (ValueId v : seg.graph_inputs) inputs.insert(m.values[v].name);
+    for (const HostTensor& t : sample)
+      if (inputs.count(t.name)) feeds.push_back(t);
+    const Held which = step.kind == RunKind::Local ? kLocal : is_float ? kFloat : kQuant;
+    for (ValueId v : step.kind == RunKind::Local ? local_segments_[step.chunk].boundary : seg.boundary) {
+      const HostTensor* t = held(which, v);
+      if (!t) throw Error(ErrorCode::RuntimeFailure, "a segment's input '" + printable(m.values[v].name) + "' was not returned before");
+      feeds.push_back(*t);
+    }
+  }
+  if (step.kind == RunKind::Local) {
+    std::vector<HostTensor> local = local_feeds(step);
+    feeds.insert(feeds.end(), std::make_move_iterator(local.begin()), std::make_move_iterator(local.end()));
+  }
+  return feeds;
 }
 
 std::vector<HostTensor> ActivationSession::local_feeds(const Step& step) const {
-  std::vector<HostTensor> feeds = quant_samples_[step.sample].feeds;
-  for (std::size_t u : chunk_upstream_[step.chunk]) {
+  std::vector<HostTensor> feeds;
+  for (std::size_t u : local_segments_[step.chunk].rewired) {
     const ComparedPoint& p = plan_.points[u];
-    const HostTensor* x = find_output(held_float_, c_.float_model.values[p.float_value].name);
-    const auto dims = upstream_dims_.find(u);
-    feeds.push_back(local_feed(*x, c_.quant_model, p, dims == upstream_dims_.end() ? x->dims : dims->second));
+    const HostTensor* x = held(kFloat, p.float_value);
+    if (!x) throw Error(ErrorCode::RuntimeFailure, "the float value of '" + printable(c_.float_model.values[p.float_value].name) + "' was not returned before");
+    const auto dims = quant_dims_.find(c_.quant_model.values[p.quant_value].name);
+    feeds.push_back(local_feed(*x, c_.quant_model, p, dims == quant_dims_.end() ? x->dims : dims->second));
   }
   return feeds;
+}
+
+// The model of a run: its id, and how to make it the first time the id comes.
+void ActivationSession::set_model(RunRequest& r, const Step& step) {
+  const bool is_float = step.side == ModelSide::Float;
+  const Model& m = is_float ? c_.float_model : c_.quant_model;
+  const std::string side = side_name(step.side);
+  const std::string of_k = "segment " + std::to_string(step.chunk + 1) + " of " + std::to_string(chunks_.size());
+  r.new_model = step.kind == RunKind::Untapped || step.sample == 0;
+  r.last_use = step.kind == RunKind::Untapped || step.sample + 1 == samples_.size();
+  if (step.kind == RunKind::Untapped) {
+    r.model_id = side;
+    r.model_label = "the " + side + " model";
+    return;
+  }
+  const bool local = step.kind == RunKind::Local;
+  const std::string local_words = "the quantized model rewired for the local error";
+  if (!segmented()) {
+    r.model_id = local ? "local" : side + "/tapped";
+    r.model_label = local ? local_words : "the " + side + " model with its taps";
+  } else {
+    r.model_id = (local ? std::string("local") : side) + "/" + of_k;
+    r.model_label = of_k + " of " + (local ? local_words : "the " + side + " model");
+  }
+  if (!r.new_model) return;
+  std::set<std::string> graph_outputs;
+  for (ValueId v : m.main_graph().outputs) graph_outputs.insert(m.values[v].name);
+  std::vector<std::string> taps;
+  for (const std::string& name : r.fetches)
+    if (!graph_outputs.count(name)) taps.push_back(name);
+  if (!segmented() && !local) {
+    r.suffix = tap_suffix(taps);
+    return;
+  }
+  GraphRewire rewire;
+  if (local)
+    for (std::size_t u : local_segments_[step.chunk].rewired) {
+      const ComparedPoint& p = plan_.points[u];
+      const std::string& name = m.values[p.quant_value].name;
+      rewire.renamed_inputs[name] = local_input_name(name);
+      rewire.inputs.push_back({local_input_name(name), static_cast<std::int32_t>(local_feed_type(m, p)->type)});
+    }
+  if (!segmented()) {
+    rewire.outputs = taps;
+  } else {
+    const Segment& seg = segments_[is_float ? 0 : 1][step.chunk];
+    NodeSelection select;
+    for (NodeId n : seg.nodes) select.nodes.push_back(m.nodes[n].index_in_graph);
+    select.values = seg.touched;
+    for (ValueId v : seg.graph_inputs) select.values.insert(m.values[v].name);
+    // A boundary input is typed as the tensor an earlier segment returned (the first sample's).
+    const Held which = local ? kLocal : is_float ? kFloat : kQuant;
+    for (ValueId v : local ? local_segments_[step.chunk].boundary : seg.boundary) {
+      const HostTensor* t = held(which, v);
+      if (!t) throw Error(ErrorCode::RuntimeFailure, "a segment's input '" + printable(m.values[v].name) + "' was not returned before");
+      rewire.inputs.push_back({m.values[v].name, static_cast<std::int32_t>(t->type->type), static_cast<int>(t->dims.size())});
+    }
+    rewire.outputs = r.fetches;
+    rewire.select = std::move(select);
+  }
+  r.model = std::make_shared<const std::vector<std::uint8_t>>(splice_model(m.bytes.view(), rewire));
 }
 
 void ActivationSession::prepare(std::size_t index) {
@@ -137,50 +325,53 @@ void ActivationSession::prepare(std::size_t index) {
   feeds_.clear();
   if (index >= schedule_.size()) return;
   const Step& step = schedule_[index];
+  const Model& m = step.side == ModelSide::Float ? c_.float_model : c_.quant_model;
   RunRequest r;
   r.index = index;
   r.side = step.side;
   r.kind = step.kind;
   r.sample = step.sample;
-  r.fetches = fetches_for(step);
-  const Model& m = step.side == ModelSide::Float ? c_.float_model : c_.quant_model;
-  std::set<std::string> graph_outputs;
-  for (ValueId v : m.main_graph().outputs) graph_outputs.insert(m.values[v].name);
-  std::vector<std::string> taps;
-  for (const std::string& name : r.fetches)
-    if (!graph_outputs.count(name)) taps.push_back(name);
-  if (step.kind == RunKind::Local) {
-    GraphRewire rewire;
-    for (std::size_t u : chunk_upstream_[step.chunk]) {
-      const ComparedPoint& p = plan_.points[u];
-      const std::string& name = m.values[p.quant_value].name;
-      rewire.renamed_inputs[name] = local_input_name(name);
-      rewire.inputs.push_back({local_input_name(name), static_cast<std::int32_t>(local_feed_type(m, p)->type)});
-    }
-    rewire.outputs = taps;
-    r.model = std::make_shared<const std::vector<std::uint8_t>>(splice_model(m.bytes.view(), rewire));
-    feeds_ = local_feeds(step);
-  } else {
-    r.suffix = tap_suffix(taps);
-    feeds_ = (step.side == ModelSide::Float ? samples_ : quant_samples_)[step.sample].feeds;
-  }
+  r.chunk = step.chunk;
+  if (step.kind == RunKind::Untapped) r.fetches = names_of(m, m.main_graph().outputs);
+  else if (step.kind == RunKind::Local) r.fetches = names_of(m, local_segments_[step.chunk].outputs);
+  else r.fetches = names_of(m, segments_[step.side == ModelSide::Float ? 0 : 1][step.chunk].outputs);
+  set_model(r, step);
+  feeds_ = feeds_for(step);
   current_ = std::move(r);
 }
 
 void ActivationSession::check_untapped(ModelSide side, const std::vector<HostTensor>& outputs) {
-  for (const HostTensor& t : untapped_[side == ModelSide::Float ? 0 : 1]) {
+  const int s = side == ModelSide::Float ? 0 : 1;
+  for (const HostTensor& t : untapped_[s]) {
     const HostTensor* now = find_output(outputs, t.name);
-    if (!now || now->bytes != t.bytes) {
-      const std::string label = std::string(side_name(side)) + ": " + t.name;
-      if (std::find(tapping_changed_.begin(), tapping_changed_.end(), label) == tapping_changed_.end())
-        tapping_changed_.push_back(label);
-    }
+    if (!now) continue;
+    checked_[s].insert(t.name);
+    const std::string label = std::string(side_name(side)) + ": " + t.name;
+    if (now->bytes != t.bytes && std::find(tapping_changed_.begin(), tapping_changed_.end(), label) == tapping_changed_.end())
+      tapping_changed_.push_back(label);
   }
 }
 
 void ActivationSession::fail(std::size_t point, std::size_t sample, const std::string& why) {
   failed_[point] = true;
   failures_.push_back({point, "sample " + std::to_string(sample) + ": " + why});
+}
+
+void ActivationSession::hold(Held which, std::vector<HostTensor>& outputs) {
+  for (HostTensor& t : outputs) {
+    std::string name = t.name;
+    held_[which][name] = std::move(t);
+  }
+  outputs.clear();
+}
+
+void ActivationSession::release_after_chunk(std::size_t chunk) {
+  for (int which = 0; which < 3; ++which)
+    for (auto it = held_[which].begin(); it != held_[which].end();) {
+      const auto last = last_use_[which].find(it->first);
+      if (last == last_use_[which].end() || last->second <= chunk) it = held_[which].erase(it);
+      else ++it;
+    }
 }
 
 void ActivationSession::accept(std::vector<HostTensor> outputs) {
@@ -192,41 +383,58 @@ void ActivationSession::accept(std::vector<HostTensor> outputs) {
                                                  std::to_string(t.bytes.size()) + " bytes, which its shape does not fit");
   for (const std::string& name : current_->fetches)
     if (!find_output(outputs, name))
-      throw Error(ErrorCode::RuntimeFailure, std::string("the runtime did not return '") + printable(name) + "' of the " +
-                                                 side_name(step.side) + " model");
+      throw Error(ErrorCode::RuntimeFailure, "the runtime did not return '" + printable(name) + "' of " + current_->model_label);
+  finish_pending();
   if (step.kind == RunKind::Untapped) {
     const Model& m = step.side == ModelSide::Float ? c_.float_model : c_.quant_model;
     auto& keep = untapped_[step.side == ModelSide::Float ? 0 : 1];
     for (ValueId v : m.main_graph().outputs)
       if (const HostTensor* t = find_output(outputs, m.values[v].name)) keep.push_back(*t);
   } else if (step.kind == RunKind::Local) {
-    compare_local(step.chunk, step.sample, outputs);
-    held_float_.clear();
+    hold(kLocal, outputs);
+    pending_ = Pending{step, true};
   } else {
     if (step.sample == 0) check_untapped(step.side, outputs);
     if (step.side == ModelSide::Float) {
-      held_float_ = std::move(outputs);
+      if (step.chunk == 0) quant_dims_.clear();
+      hold(kFloat, outputs);
     } else {
-      compare_chunk(step.chunk, step.sample, outputs);
-      upstream_dims_.clear();
-      for (std::size_t u : chunk_upstream_[step.chunk])
-        if (const HostTensor* t = find_output(outputs, c_.quant_model.values[plan_.points[u].quant_value].name))
-          upstream_dims_[u] = t->dims;
-      if (!options_.local) held_float_.clear();
+      for (const HostTensor& t : outputs) quant_dims_[t.name] = t.dims;
+      hold(kQuant, outputs);
+      pending_ = Pending{step, !options_.local};
     }
   }
   ++done_;
+  if (done_ == schedule_.size()) {
+    finish_pending();  // nothing runs after this: no reason to wait
+    for (int s = 0; s < 2; ++s)
+      for (const HostTensor& t : untapped_[s])
+        if (!checked_[s].count(t.name))
+          tapping_changed_.push_back(std::string(side_name(s == 0 ? ModelSide::Float : ModelSide::Quantized)) + ": " + t.name);
+  }
   prepare(done_);
 }
 
-void ActivationSession::compare_chunk(std::size_t chunk, std::size_t sample, std::vector<HostTensor>& quantized) {
+void ActivationSession::finish_pending() {
+  if (!pending_) return;
+  const Pending p = *pending_;
+  pending_.reset();
+  if (p.step.kind == RunKind::Local) compare_local(p.step.chunk, p.step.sample);
+  else compare_chunk(p.step.chunk, p.step.sample);
+  if (p.chunk_done) release_after_chunk(p.step.chunk);
+}
+
+void ActivationSession::compare_chunk(std::size_t chunk, std::size_t sample) {
   for (std::size_t i : chunks_[chunk]) {
     if (failed_[i]) continue;
     const ComparedPoint& p = plan_.points[i];
-    const HostTensor* x = find_output(held_float_, c_.float_model.values[p.float_value].name);
-    const HostTensor* y = find_output(quantized, c_.quant_model.values[p.quant_value].name);
-    const HostTensor* pre =
-        p.pre_quant_value == kNone ? nullptr : find_output(quantized, c_.quant_model.values[p.pre_quant_value].name);
+    const HostTensor* x = held(kFloat, p.float_value);
+    const HostTensor* y = held(kQuant, p.quant_value);
+    const HostTensor* pre = held(kQuant, p.pre_quant_value);
+    if (!x || !y) {
+      fail(i, sample, "the runtime did not return both tensors");
+      continue;
+    }
     if (!same_element_order(x->dims, y->dims)) {
       fail(i, sample, "shapes differ at run time: float " + dims_text(x->dims) + ", quantized " + dims_text(y->dims));
       continue;
@@ -248,11 +456,7 @@ void ActivationSession::compare_chunk(std::size_t chunk, std::size_t sample, std
     }
     // Per-channel error for convolution outputs (NC...): axis 1.
     std::uint64_t channels = 0, inner = 0;
-    bool conv = false;
-    for (std::size_t e : p.entries)
-      for (NodeId n : c_.alignment.entries[e].float_nodes)
-        conv = conv || c_.float_model.nodes[n].op_type == "Conv" || c_.float_model.nodes[n].op_type == "ConvTranspose";
-    if (conv && x->dims.size() >= 3 && x->dims[1] > 0) {
+    if (per_channel_[i] && x->dims.size() >= 3 && x->dims[1] > 0) {
       channels = static_cast<std::uint64_t>(x->dims[1]);
       inner = 1;
       for (std::size_t d = 2; d < x->dims.size(); ++d) inner *= static_cast<std::uint64_t>(std::max<std::int64_t>(x->dims[d], 0));
@@ -264,26 +468,18 @@ void ActivationSession::compare_chunk(std::size_t chunk, std::size_t sample, std
   }
 }
 
-void ActivationSession::compare_local(std::size_t chunk, std::size_t sample, std::vector<HostTensor>& local) {
-  std::vector<double> xs(4096), ys(4096);
+void ActivationSession::compare_local(std::size_t chunk, std::size_t sample) {
   for (std::size_t i : chunks_[chunk]) {
     if (failed_[i]) continue;
     const ComparedPoint& p = plan_.points[i];
-    const HostTensor* x = find_output(held_float_, c_.float_model.values[p.float_value].name);
-    const HostTensor* y = find_output(local, c_.quant_model.values[p.quant_value].name);
-    if (!same_element_order(x->dims, y->dims) || !numeric_type(y->type)) {
-      fail(i, sample, "the local-error run gave another shape: " + dims_text(y->dims));
+    const HostTensor* x = held(kFloat, p.float_value);
+    const HostTensor* y = held(kLocal, p.quant_value);
+    if (!x || !y || !same_element_order(x->dims, y->dims) || !numeric_type(y->type)) {
+      fail(i, sample, "the local-error run gave another shape: " + (y ? dims_text(y->dims) : std::string("none")));
       continue;
     }
     const ActivationQuantizer* codes = p.quant_is_codes && p.quantizer ? &*p.quantizer : nullptr;
-    const NumericTensor xt = numeric(*x, nullptr), yt = numeric(*y, codes);
-    ErrorMoments m;
-    for (std::uint64_t first = 0; first < xt.count; first += xs.size()) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(xs.size(), xt.count - first));
-      read_numbers(xt, first, n, xs.data());
-      read_numbers(yt, first, n, ys.data());
-      for (std::size_t k = 0; k < n; ++k) m.add(xs[k], ys[k]);
-    }
+    const ErrorMoments m = error_moments(numeric(*x, nullptr), numeric(*y, codes));
     local_per_sample_[i].push_back(m);
     local_[i].merge(m);
   }

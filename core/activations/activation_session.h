@@ -4,27 +4,37 @@
 // the CLI (ONNX Runtime in a child process, synchronously) and the page (onnxruntime-web in a
 // worker, asynchronously) drive the same state machine and get the same report bytes.
 //
+// The taps are grouped into chunks in the quantized model's order, each returning at most the
+// memory budget. With one chunk, each run is a whole model with its taps added as outputs
+// (rewrite/tap_outputs.h: the file's bytes are not copied). With several, each model is cut into
+// one segment per chunk (activations/run_segments.h), so that every op still runs once per sample.
+//
 // The schedule: first both models untapped on the first sample (the outputs a deployment would
-// see, to check that tapping changed nothing), then chunk by chunk (taps grouped so that one run
-// returns at most the memory budget), for each sample:
-//  1. the float model, tapped at the chunk's points and at the points upstream of them;
-//  2. the quantized model, tapped at the chunk's points (accumulated error: both fed the same input);
-//  3. the local run: the quantized model rewired (rewrite/graph_splice.h) so that its ops read the
-//     float model's values at the upstream points, fed as graph inputs, instead of their quantized
-//     producers' outputs. Each point's error then is the error made there, with exact inputs: one
-//     extra run per chunk, not one per layer. Integer codes are fed quantized with the upstream
+// see, to check that tapping and cutting changed nothing), then for each sample, chunk by chunk:
+//  1. the float model's segment, returning the chunk's points;
+//  2. the quantized model's segment (accumulated error: both fed the same input);
+//  3. the local run: the quantized segment rewired (rewrite/graph_splice.h) so that its ops read the
+//     float model's values at the points upstream of them, fed as graph inputs, instead of their
+//     quantized producers' outputs. Each point's error then is the error made there, with exact
+//     inputs: one extra run, not one per layer. Integer codes are fed quantized with the upstream
 //     point's own quantizer (a QLinear op reads nothing else).
-// A chunk's float tensors are held until its local run has been compared with them, then dropped.
+// A tensor a later run needs (a segment's boundary, a float value the local run feeds) is held
+// until the last chunk that reads it is done, then dropped.
+//
+// Requests name their model (`model_id`): a bridge creates a session the first time an id comes
+// and keeps it for the later samples, until a request with `last_use` has run.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "activations/compared_points.h"
+#include "activations/run_segments.h"
 #include "activations/tensor_stats.h"
 #include "inputs/input_binding.h"
 
@@ -49,10 +59,17 @@ struct RunRequest {
   ModelSide side = ModelSide::Float;
   RunKind kind = RunKind::Tapped;
   std::size_t sample = 0;
-  // The model to run: the side's file bytes followed by `suffix` (rewrite/tap_outputs.h), or, when
-  // `model` is set, those bytes instead of the file (the rewired local-error model).
+  std::size_t chunk = 0;
+  // Which model: the same id is the same model bytes for the whole session.
+  std::string model_id;                // "float", "float/tapped", "local/segment 2 of 5", ...
+  std::string model_label;             // for messages: "segment 2 of 5 of the float model"
+  // The first request of an id carries how to make it: the side's file bytes followed by `suffix`
+  // (rewrite/tap_outputs.h), or, when `model` is set, those bytes instead of the file (a segment, the
+  // rewired local-error model). Later requests of the id carry neither: the bridge kept its session.
+  bool new_model = true;
   std::vector<std::uint8_t> suffix;
   std::shared_ptr<const std::vector<std::uint8_t>> model;
+  bool last_use = true;                // no later request names this model: release it after the run
   std::vector<std::string> fetches;    // output names to return
 };
 
@@ -73,8 +90,13 @@ class ActivationSession {
   // of the upstream points.
   const std::vector<HostTensor>& feeds() const { return feeds_; }
   // The outputs of the current request, any order; they are consumed. Throws Error(RuntimeFailure)
-  // when a fetched tensor is missing (the request stays current).
+  // when a fetched tensor is missing (the request stays current). The statistics of a run are
+  // computed at the next accept() or finish_pending(), so that a bridge whose runtime works in
+  // another process or thread can compute them while the next run goes (the CLI does); the figures
+  // and their order are the same either way.
   void accept(std::vector<HostTensor> outputs);
+  // The statistics of the last accepted run, now (nothing when they are done).
+  void finish_pending();
 
   std::size_t runs_total() const { return schedule_.size(); }
   std::size_t runs_done() const { return done_; }
@@ -89,6 +111,7 @@ class ActivationSession {
   const std::vector<std::vector<ErrorMoments>>& local_per_sample() const { return local_per_sample_; }
   const std::vector<PointFailure>& failures() const { return failures_; }
   std::size_t chunks() const { return chunks_.size(); }
+  bool segmented() const { return chunks_.size() > 1; }
   // Model outputs whose bytes differ between the untapped run and a tapped run ("float: logits").
   const std::vector<std::string>& tapping_changed() const { return tapping_changed_; }
   const ActivationOptions& options() const { return options_; }
@@ -100,11 +123,24 @@ class ActivationSession {
     std::size_t sample;
     std::size_t chunk;
   };
+  // What a local segment reads and returns besides the quantized segment's own inputs.
+  struct LocalSegment {
+    std::vector<std::size_t> rewired;  // upstream points whose quantized value its ops read: fed the float value
+    std::vector<ValueId> boundary;     // values of earlier local segments it reads
+    std::vector<ValueId> outputs;      // its chunk's points, and what later local segments read
+  };
+  enum Held { kFloat, kQuant, kLocal };
+  void make_chunks();
+  void plan_segments();
   void prepare(std::size_t index);
-  std::vector<std::string> fetches_for(const Step& step) const;
+  void set_model(RunRequest& r, const Step& step);
+  std::vector<HostTensor> feeds_for(const Step& step) const;
   std::vector<HostTensor> local_feeds(const Step& step) const;
-  void compare_chunk(std::size_t chunk, std::size_t sample, std::vector<HostTensor>& quantized);
-  void compare_local(std::size_t chunk, std::size_t sample, std::vector<HostTensor>& local);
+  void hold(Held which, std::vector<HostTensor>& outputs);
+  void release_after_chunk(std::size_t chunk);
+  const HostTensor* held(Held which, ValueId v) const;
+  void compare_chunk(std::size_t chunk, std::size_t sample);
+  void compare_local(std::size_t chunk, std::size_t sample);
   void check_untapped(ModelSide side, const std::vector<HostTensor>& outputs);
   void fail(std::size_t point, std::size_t sample, const std::string& why);
 
@@ -114,19 +150,31 @@ class ActivationSession {
   std::vector<Sample> samples_, quant_samples_;
   ActivationOptions options_;
   std::vector<std::vector<std::size_t>> chunks_;           // point indices
-  std::vector<std::vector<std::size_t>> chunk_upstream_;   // upstream points read by each chunk's points
+  std::vector<bool> rewired_;                              // per point: upstream of a point and feedable
+  std::vector<Segment> segments_[2];                       // per side, one per chunk
+  std::vector<LocalSegment> local_segments_;
+  std::map<std::string, std::size_t> last_use_[3];         // per held kind: the last chunk that reads a value
+  std::vector<bool> per_channel_;                          // per point: a convolution's output (error per channel, axis 1)
   std::vector<Step> schedule_;
   std::size_t done_ = 0;
   std::optional<RunRequest> current_;
+  // The statistics deferred by accept(): the run's step, and whether its chunk is then done (what
+  // only it read is dropped).
+  struct Pending {
+    Step step;
+    bool chunk_done;
+  };
+  std::optional<Pending> pending_;
   std::vector<HostTensor> feeds_;
   std::vector<TensorStats> stats_;
   std::vector<ErrorMoments> local_;
   std::vector<std::vector<ErrorMoments>> local_per_sample_;
   std::vector<bool> failed_;
   std::vector<PointFailure> failures_;
-  std::vector<HostTensor> held_float_;       // the current chunk's float run
-  std::map<std::size_t, std::vector<std::int64_t>> upstream_dims_;  // the quantized run's shapes of the upstream points
-  std::vector<HostTensor> untapped_[2];      // model outputs of the check runs
+  std::map<std::string, HostTensor> held_[3];              // the current sample's tensors later runs read
+  std::map<std::string, std::vector<std::int64_t>> quant_dims_;  // the current sample's shapes of rewired points
+  std::vector<HostTensor> untapped_[2];                    // model outputs of the check runs
+  std::set<std::string> checked_[2];                       // of those, the ones a tapped run returned
   std::vector<std::string> tapping_changed_;
 };
 

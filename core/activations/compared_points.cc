@@ -147,6 +147,11 @@ class Planner {
     const ValueId q = exit_value(c_.quant_model, quant_pos_, entry.quant_nodes, c_.quant_graph, why);
     if (q == kNone) return std::nullopt;
     if (!read_as_consumers_do(q, p, why)) return std::nullopt;
+    if (!holds_number_tensor(c_.float_model.values[p.float_value].type) ||
+        !holds_number_tensor(c_.quant_model.values[p.quant_value].type)) {
+      why = "its output is not a tensor of numbers (a sequence, a map): runtimes return only tensors";
+      return std::nullopt;
+    }
     if (!same_declared_shape(p, why)) return std::nullopt;
     return p;
   }

@@ -6,6 +6,7 @@
 
 #include "activations/tensor_stats.h"
 #include "inputs/synthetic_inputs.h"
+#include "quant/quantize.h"
 
 namespace vq {
 namespace {
@@ -54,7 +55,7 @@ HostTensor local_feed(const HostTensor& float_value, const Model& quant_model, c
       const double v = block[k];
       if (u.quant_is_codes) {
         const ActivationQuantizer& q = *u.quantizer;
-        const double code = std::clamp(std::nearbyint(v / q.scale) + q.zero_point, q.qmin, q.qmax);
+        const double code = quantize_value(v, q.scale, q.zero_point, q.qmin, q.qmax);  // as QuantizeLinear does
         switch (type->type) {
           case ElementType::Uint8: put(out.bytes, i, static_cast<std::uint8_t>(code)); break;
           case ElementType::Int8: put(out.bytes, i, static_cast<std::int8_t>(code)); break;

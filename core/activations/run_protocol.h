@@ -2,11 +2,13 @@
 // the extension, Node tests): the current request as JSON, its bytes by name, and the outputs back.
 //
 // request:  {"done": false, "index", "runs_total", "side": "float"|"quantized", "kind": "untapped"|
-//            "tapped"|"local", "sample", "fetches": [names], "suffix_bytes", "model_bytes",
+//            "tapped"|"local", "sample", "chunk", "chunks", "model_id", "model_label", "new_model",
+//            "last_use", "fetches": [names], "suffix_bytes", "model_bytes",
 //            "feeds": [{"name", "type", "dims", "bytes"}]}, or {"done": true}
-//   The model to create a session from is the side's file bytes followed by the suffix, or, when
-//   model_bytes > 0, the request's model bytes (followed by the suffix). Sessions must be created with
-//   graph optimisations disabled.
+//   When new_model is true, create a session for model_id from the side's file bytes followed by the
+//   suffix, or, when model_bytes > 0, from the request's model bytes; otherwise run the session kept
+//   for model_id. Release it after a request with last_use. Sessions must be created with graph
+//   optimisations disabled; model_label names the model in messages.
 // outputs:  [{"name", "type", "dims", "offset", "bytes"}], every tensor's bytes at its offset in one
 //           buffer (element types by the names runtimes use: "float32", "uint8", ...).
 #pragma once

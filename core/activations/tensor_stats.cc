@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "onnx_format/element_decode.h"
+#include "quant/quantize.h"
 
 namespace vq {
 namespace {
@@ -12,36 +14,43 @@ constexpr std::size_t kBlock = 4096;
 
 bool finite(double v) { return std::isfinite(v); }
 
+// A quantizer's figures as the per-element loop needs them: no division per element.
+struct UseRule {
+  explicit UseRule(const ActivationQuantizer& q)
+      : inv_scale(1.0 / q.scale), zero_point(q.zero_point), qmin(q.qmin), qmax(q.qmax),
+        x_low((q.qmin - 0.5 - q.zero_point) * q.scale), x_high((q.qmax + 0.5 - q.zero_point) * q.scale) {}
+  double inv_scale, zero_point, qmin, qmax;
+  double x_low, x_high;  // x below or above these lies beyond half a step outside the range: clipped
+};
+
 // The quantizer's code for a value it produced (exact for a dequantised code; round-half-even like
-// QuantizeLinear for anything else).
-double code_of(const ActivationQuantizer& q, double y) {
-  return std::clamp(std::nearbyint(y / q.scale) + q.zero_point, q.qmin, q.qmax);
-}
-
-// Which side of the quantizer's range x falls on: -1 below, +1 above (beyond half a step), 0 inside.
-int clip_side(const ActivationQuantizer& q, double x) {
-  const double code = x / q.scale + q.zero_point;
-  if (code < q.qmin - 0.5) return -1;
-  if (code > q.qmax + 0.5) return 1;
-  return 0;
-}
-
-void count_use(QuantizerUse& use, const ActivationQuantizer& q, double x, double y, double e2) {
-  const double code = code_of(q, y);
+// QuantizeLinear for anything else); which side of the range x falls on; the counts of both.
+void count_use(QuantizerUse& use, const UseRule& q, double x, double y, double e2) {
+  const double code = std::clamp(round_half_even(y * q.inv_scale) + q.zero_point, q.qmin, q.qmax);
   if (use.count == 0) use.code_min = use.code_max = code;
   ++use.count;
   use.code_min = std::min(use.code_min, code);
   use.code_max = std::max(use.code_max, code);
-  if (code == q.qmin) ++use.at_qmin;
-  if (code == q.qmax) ++use.at_qmax;
-  const int side = clip_side(q, x);
-  if (side < 0) ++use.clipped_low;
-  if (side > 0) ++use.clipped_high;
-  if (side != 0) use.clipped_e2 += e2;
+  use.at_qmin += code == q.qmin;
+  use.at_qmax += code == q.qmax;
+  if (x < q.x_low) {
+    ++use.clipped_low;
+    use.clipped_e2 += e2;
+  } else if (x > q.x_high) {
+    ++use.clipped_high;
+    use.clipped_e2 += e2;
+  }
 }
 
-void count_bin(const SharedHistogram& h, std::vector<std::uint64_t>& bins, std::uint64_t& below, std::uint64_t& above,
-               double v) {
+// The shared bins as the per-element loop needs them.
+struct Binning {
+  explicit Binning(const SharedHistogram& h)
+      : lo(h.lo), hi(h.hi), per_unit(static_cast<double>(h.reference.size()) / (h.hi - h.lo)), last(h.reference.size() - 1) {}
+  double lo, hi, per_unit;
+  std::size_t last;
+};
+
+void count_bin(const Binning& h, std::vector<std::uint64_t>& bins, std::uint64_t& below, std::uint64_t& above, double v) {
   if (!(v >= h.lo)) {
     if (v < h.lo) ++below;
     return;  // NaN is in no bin
@@ -50,27 +59,10 @@ void count_bin(const SharedHistogram& h, std::vector<std::uint64_t>& bins, std::
     ++above;
     return;
   }
-  const double width = (h.hi - h.lo) / static_cast<double>(bins.size());
-  std::size_t b = static_cast<std::size_t>((v - h.lo) / width);
-  if (b >= bins.size()) b = bins.size() - 1;
-  ++bins[b];
+  ++bins[std::min(static_cast<std::size_t>((v - h.lo) * h.per_unit), h.last)];
 }
 
 }  // namespace
-
-void ErrorMoments::add(double x, double y) {
-  if (!finite(x) || !finite(y)) {
-    ++nonfinite;
-    return;
-  }
-  const double e = y - x;
-  ++count;
-  sum_x2 += x * x;
-  sum_y2 += y * y;
-  sum_xy += x * y;
-  sum_e2 += e * e;
-  max_abs = std::max(max_abs, std::fabs(e));
-}
 
 void ErrorMoments::merge(const ErrorMoments& o) {
   count += o.count;
@@ -106,16 +98,34 @@ void read_numbers(const NumericTensor& t, std::uint64_t first, std::size_t n, do
 TensorStats::TensorStats(std::optional<ActivationQuantizer> quantizer, std::size_t bins)
     : quantizer_(std::move(quantizer)), bins_(bins) {}
 
+// The least and greatest finite value of a tensor, folded into lo and hi. float32 values (most
+// activations) are read in place: this pass reads every element once more on the first sample.
+static void widen_to_finite_range(const NumericTensor& t, double& lo, double& hi) {
+  if (t.type->type == ElementType::Float32 && !t.codes_of) {
+    float flo = INFINITY, fhi = -INFINITY;
+    for (std::uint64_t i = 0; i < t.count; ++i) {
+      float v;
+      std::memcpy(&v, t.bytes.data + 4 * i, 4);
+      const bool ok = v - v == 0.0f;  // false for NaN and infinities
+      flo = ok && v < flo ? v : flo;
+      fhi = ok && v > fhi ? v : fhi;
+    }
+    if (flo <= fhi) lo = std::min(lo, static_cast<double>(flo)), hi = std::max(hi, static_cast<double>(fhi));
+    return;
+  }
+  std::vector<double> buf(kBlock);
+  for (std::uint64_t first = 0; first < t.count; first += kBlock) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, t.count - first));
+    read_numbers(t, first, n, buf.data());
+    for (std::size_t i = 0; i < n; ++i)
+      if (finite(buf[i])) lo = std::min(lo, buf[i]), hi = std::max(hi, buf[i]);
+  }
+}
+
 void TensorStats::fix_histogram_range(const NumericTensor& reference, const NumericTensor& quantized) {
   double lo = INFINITY, hi = -INFINITY;
-  std::vector<double> buf(kBlock);
-  for (const NumericTensor* t : {&reference, &quantized})
-    for (std::uint64_t first = 0; first < t->count; first += kBlock) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, t->count - first));
-      read_numbers(*t, first, n, buf.data());
-      for (std::size_t i = 0; i < n; ++i)
-        if (finite(buf[i])) lo = std::min(lo, buf[i]), hi = std::max(hi, buf[i]);
-    }
+  widen_to_finite_range(reference, lo, hi);
+  widen_to_finite_range(quantized, lo, hi);
   if (!(lo <= hi)) lo = hi = 0;
   if (lo == hi) lo -= 0.5, hi += 0.5;  // one value: a bin around it
   histogram_.lo = lo;
@@ -133,6 +143,11 @@ void TensorStats::add_sample(const NumericTensor& reference, const NumericTensor
   if (channels_.size() != channels || inner == 0) channels_.clear();  // a shape that changed: no per-channel figures
   ErrorMoments sample;
   std::vector<double> x(kBlock), y(kBlock), p(pre_quant ? kBlock : 0);
+  const Binning bins(histogram_);
+  const std::optional<UseRule> rule = quantizer_ ? std::optional<UseRule>(UseRule(*quantizer_)) : std::nullopt;
+  // The channel of the element at hand, stepped along (axis 1 of an NC... tensor: `inner` elements each).
+  std::size_t channel = 0;
+  std::uint64_t left_in_channel = inner;
   const std::uint64_t count = reference.count;
   for (std::uint64_t first = 0; first < count; first += kBlock) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, count - first));
@@ -142,20 +157,38 @@ void TensorStats::add_sample(const NumericTensor& reference, const NumericTensor
     for (std::size_t i = 0; i < n; ++i) {
       const double xi = x[i], yi = y[i];
       sample.add(xi, yi);
-      count_bin(histogram_, histogram_.reference, histogram_.reference_below, histogram_.reference_above, xi);
-      count_bin(histogram_, histogram_.quantized, histogram_.quantized_below, histogram_.quantized_above, yi);
+      count_bin(bins, histogram_.reference, histogram_.reference_below, histogram_.reference_above, xi);
+      count_bin(bins, histogram_.quantized, histogram_.quantized_below, histogram_.quantized_above, yi);
+      if (!channels_.empty()) {
+        channels_[channel].add(xi, yi);
+        if (--left_in_channel == 0) {
+          left_in_channel = inner;
+          channel = channel + 1 == channels_.size() ? 0 : channel + 1;
+        }
+      }
       if (!finite(xi) || !finite(yi)) continue;
       const double e2 = (yi - xi) * (yi - xi);
-      if (quantizer_) count_use(use_, *quantizer_, xi, yi, e2);
-      if (!channels_.empty()) channels_[((first + i) / inner) % channels].add(xi, yi);
+      if (rule) count_use(use_, *rule, xi, yi, e2);
       if (pre_quant) {
         own_.add(p[i], yi);
-        if (quantizer_ && finite(p[i])) count_use(own_use_, *quantizer_, p[i], yi, (yi - p[i]) * (yi - p[i]));
+        if (rule && finite(p[i])) count_use(own_use_, *rule, p[i], yi, (yi - p[i]) * (yi - p[i]));
       }
     }
   }
   overall_.merge(sample);
   per_sample_.push_back(sample);
+}
+
+ErrorMoments error_moments(const NumericTensor& reference, const NumericTensor& quantized) {
+  ErrorMoments m;
+  std::vector<double> x(kBlock), y(kBlock);
+  for (std::uint64_t first = 0; first < reference.count; first += kBlock) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, reference.count - first));
+    read_numbers(reference, first, n, x.data());
+    read_numbers(quantized, first, n, y.data());
+    for (std::size_t i = 0; i < n; ++i) m.add(x[i], y[i]);
+  }
+  return m;
 }
 
 }  // namespace vq

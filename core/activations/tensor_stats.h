@@ -4,6 +4,8 @@
 // give the same bits natively and in wasm.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -21,7 +23,20 @@ struct ErrorMoments {
   double max_abs = 0;
   std::uint64_t nonfinite = 0;  // pairs with a NaN or infinity on either side (left out of the sums)
 
-  void add(double x, double y);
+  // Inline: it runs for every element of every compared tensor.
+  void add(double x, double y) {
+    if (!std::isfinite(x) || !std::isfinite(y)) {
+      ++nonfinite;
+      return;
+    }
+    const double e = y - x;
+    ++count;
+    sum_x2 += x * x;
+    sum_y2 += y * y;
+    sum_xy += x * y;
+    sum_e2 += e * e;
+    max_abs = std::max(max_abs, std::fabs(e));
+  }
   void merge(const ErrorMoments& other);  // the sums of both (samples accumulate this way)
   // 10·log10(Σx² / Σe²); nullopt when there is no error (infinite) or no signal.
   std::optional<double> sqnr_db() const;
@@ -90,5 +105,9 @@ class TensorStats {
 
 // Elements [first, first + n) of a numeric tensor as doubles (codes dequantised).
 void read_numbers(const NumericTensor& t, std::uint64_t first, std::size_t n, double* out);
+
+// The error moments of `quantized` against `reference` alone (the local error): the same element
+// reads as TensorStats, without histograms or quantizer counts. Counts must agree.
+ErrorMoments error_moments(const NumericTensor& reference, const NumericTensor& quantized);
 
 }  // namespace vq

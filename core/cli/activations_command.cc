@@ -98,7 +98,7 @@ class Progress {
   Progress() : on_(isatty(2) != 0) {}
   void show(const RunRequest& r, std::size_t total) {
     if (!on_) return;
-    std::cerr << "\r\033[Krun " << r.index + 1 << "/" << total << ": " << side_name(r.side) << " model ("
+    std::cerr << "\r\033[Krun " << r.index + 1 << "/" << total << ": " << r.model_label << " ("
               << run_kind_name(r.kind) << "), sample " << r.sample << std::flush;
   }
   ~Progress() {
@@ -135,10 +135,9 @@ int run_activations(const std::vector<std::string>& args) {
         progress.show(*request, session.runs_total());
         const bool is_float = request->side == ModelSide::Float;
         current = is_float ? float_path : quant_path;
-        const std::string key = request->kind == RunKind::Local ? "local" : side_name(request->side);
-        auto out = runtime.run(key, is_float ? float_path : quant_path, request->model.get(), request->suffix,
-                               session.feeds(), request->fetches);
-        session.accept(std::move(out));
+        runtime.send(*request, is_float ? float_path : quant_path, session.feeds());
+        session.finish_pending();  // the previous run's statistics, while this one runs
+        session.accept(runtime.receive(*request));
       }
     }
     current.clear();

@@ -55,6 +55,11 @@ RuntimeProcess::RuntimeProcess(const std::string& engine) {
   const std::string runner = env_or("VISUALQUANT_RUNNER", std::string(VQ_SOURCE_DIR) + "/runtime/node/ort_runner.mjs");
   int in_pipe[2], out_pipe[2];
   if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0) throw Error(ErrorCode::RuntimeFailure, "cannot make pipes for the runtime");
+#ifdef F_SETPIPE_SZ
+  // Tensors of hundreds of megabytes come through these: 1 MiB pipes (Linux's default upper limit
+  // for users) wake each side sixteen times less often than the 64 KiB default. Best effort.
+  for (int fd : {in_pipe[1], out_pipe[1]}) fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#endif
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
@@ -138,15 +143,16 @@ std::string RuntimeProcess::read_header() {
   return header;
 }
 
-std::vector<HostTensor> RuntimeProcess::run(const std::string& key, const std::string& model_path,
-                                            const std::vector<std::uint8_t>* model_bytes,
-                                            const std::vector<std::uint8_t>& suffix, const std::vector<HostTensor>& feeds,
-                                            const std::vector<std::string>& fetches) {
-  json request = {{"key", key},
+void RuntimeProcess::send(const RunRequest& r, const std::string& model_path, const std::vector<HostTensor>& feeds) {
+  const std::vector<std::uint8_t>* model_bytes = r.model.get();
+  const std::vector<std::uint8_t>& suffix = r.suffix;
+  json request = {{"id", r.model_id},
+                  {"new_model", r.new_model},
+                  {"last_use", r.last_use},
                   {"model", model_path},
                   {"model_bytes", model_bytes ? model_bytes->size() : 0},
                   {"suffix", suffix.size()},
-                  {"fetches", fetches}};
+                  {"fetches", r.fetches}};
   json f = json::array();
   for (const HostTensor& t : feeds) f.push_back({{"name", t.name}, {"type", t.type->name}, {"dims", t.dims}, {"bytes", t.bytes.size()}});
   request["feeds"] = f;
@@ -159,13 +165,15 @@ std::vector<HostTensor> RuntimeProcess::run(const std::string& key, const std::s
   if (model_bytes) write_all(model_bytes->data(), model_bytes->size());
   write_all(suffix.data(), suffix.size());
   for (const HostTensor& t : feeds) write_all(t.bytes.data(), t.bytes.size());
+}
 
+std::vector<HostTensor> RuntimeProcess::receive(const RunRequest& r) {
   const json reply = json::parse(read_header(), nullptr, false);
   if (!reply.is_object()) died("answering");
   if (!reply.value("ok", false))
     throw Error(ErrorCode::RuntimeFailure, "ONNX Runtime could not " +
                                                std::string(reply.value("stage", "") == "session" ? "load" : "run") +
-                                               " the " + (key == "local" ? std::string("quantized model rewired for the local error") : key + " model") + ": " + printable(reply.value("error", std::string("unknown error"))));
+                                               " " + r.model_label + ": " + printable(reply.value("error", std::string("unknown error"))));
   std::vector<HostTensor> outputs;
   for (const json& o : reply["outputs"]) {
     HostTensor t;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "activations/activation_session.h"
 #include "inputs/host_tensor.h"
 
 namespace vq::cli {
@@ -23,13 +24,12 @@ class RuntimeProcess {
 
   const std::string& engine_label() const { return engine_label_; }
 
-  // Runs the model at `model_path` with `suffix` appended to its bytes, or `model_bytes` instead of
-  // the file when given (a rewired model). `key` names the session slot ("float", "quantized",
-  // "local"): a slot keeps its session while the model stays the same.
-  // Throws Error(RuntimeFailure) with ONNX Runtime's message (which model, session or run).
-  std::vector<HostTensor> run(const std::string& key, const std::string& model_path,
-                              const std::vector<std::uint8_t>* model_bytes, const std::vector<std::uint8_t>& suffix,
-                              const std::vector<HostTensor>& feeds, const std::vector<std::string>& fetches);
+  // One request of an activation session, in two halves so that the caller can work while the
+  // runtime runs: send() writes the request (its model is made from the file at `model_path` the
+  // first time its id comes, see RunRequest) with its feeds; receive() waits for its outputs.
+  // Throw Error(RuntimeFailure) with ONNX Runtime's message (which model, session or run).
+  void send(const RunRequest& request, const std::string& model_path, const std::vector<HostTensor>& feeds);
+  std::vector<HostTensor> receive(const RunRequest& request);
 
  private:
   std::string read_header();

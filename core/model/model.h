@@ -34,6 +34,15 @@ struct ValueType {
   std::vector<Dim> shape;
 };
 
+// Whether a value holds a tensor of numbers or booleans (or its type is unknown, as most
+// intermediate values' are before inference): not a sequence, map, optional, sparse or string
+// tensor. Runtimes return and take only such values (onnxruntime's JavaScript engines, the
+// activation diagnosis's taps and feeds).
+inline bool holds_number_tensor(const ValueType& t) {
+  const std::string& e = t.element_type;
+  return e != "sequence" && e != "map" && e != "optional" && e != "sparse_tensor" && e != "string";
+}
+
 enum class ValueKind { GraphInput, Initializer, NodeOutput, OuterScope };
 
 struct Value {

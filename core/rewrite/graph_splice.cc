@@ -58,21 +58,71 @@ bool renamed_node(const protozero::data_view& node, const std::map<std::string, 
   return true;
 }
 
+// The string field `tag` of a message ("" when absent).
+std::string string_field(const protozero::data_view& message, std::uint32_t tag) {
+  for (const Field& f : fields_of(message.data(), message.data() + message.size()))
+    if (f.tag == tag && f.wire == protozero::pbf_wire_type::length_delimited) return std::string(f.payload.data(), f.payload.size());
+  return "";
+}
+
+// The name a graph-level record declares (an initializer, an input, a value_info), "" for others.
+std::string declared_name(const Field& f) {
+  switch (f.tag) {
+    case kGraphInitializer: return string_field(f.payload, kTensorName);
+    case kGraphSparseInitializer: {
+      for (const Field& g : fields_of(f.payload.data(), f.payload.data() + f.payload.size()))
+        if (g.tag == kSparseValues) return string_field(g.payload, kTensorName);
+      return "";
+    }
+    case kGraphInput: case kGraphValueInfo: return string_field(f.payload, kValueInfoName);
+    default: return "";
+  }
+}
+
+void put_node(std::vector<std::uint8_t>& out, const Field& f, const GraphRewire& rewire, std::vector<std::uint8_t>& scratch) {
+  scratch.clear();
+  if (!rewire.renamed_inputs.empty() && renamed_node(f.payload, rewire.renamed_inputs, scratch))
+    put_record(out, kGraphNode, scratch);
+  else
+    copy(out, f.begin, f.end);
+}
+
 std::vector<std::uint8_t> spliced_graph(const protozero::data_view& graph, const GraphRewire& rewire) {
   std::vector<std::uint8_t> out;
-  out.reserve(graph.size() + 1024);
+  out.reserve(rewire.select ? 4096 : graph.size() + 1024);
   std::vector<std::uint8_t> node;
-  for (const Field& f : fields_of(graph.data(), graph.data() + graph.size())) {
-    node.clear();
-    if (f.tag == kGraphNode && !rewire.renamed_inputs.empty() && renamed_node(f.payload, rewire.renamed_inputs, node))
-      put_record(out, kGraphNode, node);
-    else
-      copy(out, f.begin, f.end);
+  const auto fields = fields_of(graph.data(), graph.data() + graph.size());
+  if (!rewire.select) {
+    for (const Field& f : fields) {
+      if (f.tag == kGraphNode) put_node(out, f, rewire, node);
+      else copy(out, f.begin, f.end);
+    }
+  } else {
+    std::vector<const Field*> nodes;
+    for (const Field& f : fields) {
+      if (f.tag == kGraphNode) {
+        nodes.push_back(&f);
+      } else if (f.tag == kGraphInitializer || f.tag == kGraphSparseInitializer || f.tag == kGraphInput ||
+                 f.tag == kGraphValueInfo) {
+        if (rewire.select->values.count(declared_name(f))) copy(out, f.begin, f.end);
+      } else if (f.tag != kGraphOutput && f.tag != kGraphQuantizationAnnotation) {
+        copy(out, f.begin, f.end);
+      }
+    }
+    for (std::uint32_t i : rewire.select->nodes) {
+      if (i >= nodes.size()) throw Error(ErrorCode::Usage, "a sub-model names a node the graph does not have");
+      put_node(out, *nodes[i], rewire, node);
+    }
   }
   std::vector<std::uint8_t> value_info, type, tensor_type;
   for (const NewGraphInput& in : rewire.inputs) {
     tensor_type.clear();
     put_varint_field(tensor_type, kTensorTypeElemType, static_cast<std::uint64_t>(in.element_type));
+    if (in.rank >= 0) {
+      std::vector<std::uint8_t> shape;
+      for (int d = 0; d < in.rank; ++d) put_record(shape, kShapeDim, std::vector<std::uint8_t>{});
+      put_record(tensor_type, kTensorTypeShape, shape);
+    }
     type.clear();
     put_record(type, kTypeTensor, tensor_type);
     value_info.clear();

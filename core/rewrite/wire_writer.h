@@ -36,10 +36,12 @@ inline void put_varint_field(std::vector<std::uint8_t>& out, std::uint32_t field
 // Field numbers of onnx.proto3 used by the rewrites.
 namespace onnx_field {
 constexpr std::uint32_t kModelGraph = 7;
-constexpr std::uint32_t kGraphNode = 1, kGraphInput = 11, kGraphOutput = 12;
+constexpr std::uint32_t kGraphNode = 1, kGraphInitializer = 5, kGraphInput = 11, kGraphOutput = 12, kGraphValueInfo = 13,
+                        kGraphQuantizationAnnotation = 14, kGraphSparseInitializer = 15;
+constexpr std::uint32_t kTensorName = 8, kSparseValues = 1;
 constexpr std::uint32_t kNodeInput = 1;
 constexpr std::uint32_t kValueInfoName = 1, kValueInfoType = 2;
-constexpr std::uint32_t kTypeTensor = 1, kTensorTypeElemType = 1;
+constexpr std::uint32_t kTypeTensor = 1, kTensorTypeElemType = 1, kTensorTypeShape = 2, kShapeDim = 1;
 }  // namespace onnx_field
 
 }  // namespace vq

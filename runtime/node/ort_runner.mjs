@@ -10,13 +10,15 @@
 // Protocol on stdin/stdout, every message a frame: u32 (LE) header length, the JSON header, then
 // the binary blobs the header lists, back to back.
 //   hello (runner → core, once):  {"ok":true,"engine":"onnxruntime-node 1.30.0"}
-//   request:  {"key":"float","model":PATH,"model_bytes":M,"suffix":N,"feeds":[{name,type,dims,bytes}],"fetches":[names]}
-//             blobs: the model's bytes when M > 0 (a rewired model, used instead of the file), the suffix
-//             (appended to the model's bytes: rewrite/tap_outputs.h), then each feed
+//   request:  {"id":MODEL_ID,"new_model":B,"last_use":B,"model":PATH,"model_bytes":M,"suffix":N,
+//              "feeds":[{name,type,dims,bytes}],"fetches":[names]}
+//             blobs: the model's bytes when M > 0 (a segment or rewired model, used instead of the
+//             file), the suffix (appended to the model's bytes: rewrite/tap_outputs.h), then each feed
 //   reply:    {"ok":true,"outputs":[{name,type,dims,bytes}]} + blobs, or {"ok":false,"stage":"session"|"run","error":TEXT}
-// One session is kept per key and replaced when the model or its suffix changes, so the runs of one
-// chunk over many samples load the model once. Sessions run with graph optimisations disabled, so
-// that every tapped tensor is the one the model computes.
+// A session is created for a request with new_model and kept under its id for the id's later
+// requests (the other samples) until one with last_use has run (activations/activation_session.h).
+// Sessions run with graph optimisations disabled, so that every tapped tensor is the one the model
+// computes.
 import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -92,17 +94,23 @@ function typedArray(type, bytes) {
   return new T(copy.buffer, 0, bytes.length / T.BYTES_PER_ELEMENT);
 }
 
-const sessions = new Map();  // key -> {id, session}
-async function sessionFor(key, path, modelBytes, suffix) {
-  // A rewired model is new each time it is sent; a file with a suffix is the same while both are.
-  const id = modelBytes ? null : `${path}\u0000${suffix.toString('base64')}`;
-  const kept = sessions.get(key);
-  if (id !== null && kept?.id === id) return kept.session;
-  if (kept) { await kept.session.release?.(); sessions.delete(key); }
-  const model = modelBytes ?? readFileSync(path);
+const sessions = new Map();  // model id -> session
+async function release(id) {
+  const session = sessions.get(id);
+  sessions.delete(id);
+  await session?.release?.();
+}
+async function sessionFor(header, modelBytes, suffix) {
+  if (!header.new_model) {
+    const kept = sessions.get(header.id);
+    if (!kept) throw new Error(`no session was made for model ${header.id}`);
+    return kept;
+  }
+  await release(header.id);
+  const model = modelBytes ?? readFileSync(header.model);
   const bytes = suffix.length ? Buffer.concat([model, suffix]) : model;
   const session = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'disabled', logSeverityLevel: 3 });
-  sessions.set(key, { id, session });
+  sessions.set(header.id, session);
   return session;
 }
 
@@ -119,7 +127,7 @@ for (;;) {
   for (const f of header.feeds) feeds[f.name] = new ort.Tensor(f.type, typedArray(f.type, await take(f.bytes)), f.dims);
   let session;
   try {
-    session = await sessionFor(header.key, header.model, modelBytes, suffix);
+    session = await sessionFor(header, modelBytes, suffix);
   } catch (e) {
     await send({ ok: false, stage: 'session', error: message(e) });
     continue;
@@ -136,6 +144,7 @@ for (;;) {
     }
     await send({ ok: true, outputs }, blobs);
     for (const name of header.fetches) results[name].dispose?.();
+    if (header.last_use) await release(header.id);
   } catch (e) {
     await send({ ok: false, stage: 'run', error: message(e) });
   }

@@ -4,8 +4,8 @@
 // onnxruntime-node. The engine is given, never imported here, so each host loads it its own way
 // (bundled wasm paths, CSP). The core decides every run and computes every figure; this only runs.
 //
-// One session is kept per slot (float, quantized, local) while its model and taps stay the same, so
-// the runs of one chunk over many samples load each model once.
+// A session is created when a request brings a new model id and kept for that id's later requests
+// (the other samples), until a request marked last_use has run: each model is loaded once.
 
 const TYPED = {
   float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array,
@@ -43,12 +43,6 @@ function join(a, b) {
   return out;
 }
 
-function hex(bytes) {
-  let s = '';
-  for (const b of bytes) s += b.toString(16).padStart(2, '0');
-  return s;
-}
-
 /**
  * Runs every request of `run` and returns the report text.
  * ort: the engine module (InferenceSession, Tensor); engine: its label for the report (engineLabel);
@@ -57,40 +51,36 @@ function hex(bytes) {
  * An engine failure is rethrown as {code: 'runtime_failure', message} naming the model.
  */
 export async function runActivations(run, { ort, engine, floatBytes, quantBytes, onProgress, signal }) {
-  const sessions = new Map();
-  const release = async (slot) => {
-    const kept = sessions.get(slot);
-    sessions.delete(slot);
-    await kept?.session.release?.();
+  const sessions = new Map();  // model_id -> session
+  const release = async (id) => {
+    const session = sessions.get(id);
+    sessions.delete(id);
+    await session?.release?.();
   };
   try {
     while (run.request) {
       if (signal?.aborted) throw new ActivationsCancelled();
       const r = run.request;
       onProgress?.(r);
-      const slot = r.kind === 'local' ? 'local' : r.side;
-      const suffix = run.suffix();
-      const id = r.model_bytes ? null : `${r.side}:${hex(suffix)}`;
-      if (id === null || sessions.get(slot)?.id !== id) {
-        await release(slot);
+      if (r.new_model) {
+        await release(r.model_id);
         const base = r.model_bytes ? run.model() : r.side === 'float' ? floatBytes : quantBytes;
-        const what = r.kind === 'local' ? 'the quantized model rewired for the local error' : `the ${r.side} model`;
-        let session;
         try {
-          session = await ort.InferenceSession.create(join(base, suffix), { graphOptimizationLevel: 'disabled', logSeverityLevel: 3 });
+          sessions.set(r.model_id, await ort.InferenceSession.create(join(base, run.suffix()),
+            { graphOptimizationLevel: 'disabled', logSeverityLevel: 3 }));
         } catch (e) {
-          throw Object.assign(new Error(`ONNX Runtime could not load ${what}: ${e?.message ?? e}`), { code: 'runtime_failure' });
+          throw Object.assign(new Error(`ONNX Runtime could not load ${r.model_label}: ${e?.message ?? e}`), { code: 'runtime_failure' });
         }
-        sessions.set(slot, { id, session, what });
       }
-      const { session, what } = sessions.get(slot);
+      const session = sessions.get(r.model_id);
+      if (!session) throw Object.assign(new Error(`no session was made for ${r.model_label}`), { code: 'runtime_failure' });
       const feeds = {};
       r.feeds.forEach((f, i) => { feeds[f.name] = new ort.Tensor(f.type, typedArray(f.type, run.feed(i)), f.dims); });
       let results;
       try {
         results = await session.run(feeds, r.fetches);
       } catch (e) {
-        throw Object.assign(new Error(`ONNX Runtime could not run ${what}: ${e?.message ?? e}`), { code: 'runtime_failure' });
+        throw Object.assign(new Error(`ONNX Runtime could not run ${r.model_label}: ${e?.message ?? e}`), { code: 'runtime_failure' });
       }
       const outputs = r.fetches.map((name) => {
         const t = results[name];
@@ -98,9 +88,10 @@ export async function runActivations(run, { ort, engine, floatBytes, quantBytes,
       });
       run.accept(outputs);
       for (const name of r.fetches) results[name].dispose?.();
+      if (r.last_use) await release(r.model_id);
     }
   } finally {
-    for (const slot of [...sessions.keys()]) await release(slot);
+    for (const id of [...sessions.keys()]) await release(id);
   }
   return run.report(engine);
 }

@@ -8,6 +8,11 @@
                       the large values saturate at qmax. Everything else is as the producer wrote it.
   dynamic_float.onnx  both models with the input's batch dimension made symbolic ("batch"), as
   dynamic_quant.onnx  exporters write it with dynamic_axes.
+  control_float.onnx  both models with the stem's Relu output passed through an If whose branches
+  control_quant.onnx  read it from the enclosing graph, then through a sequence (SequenceConstruct →
+                      SequenceAt) before its consumers: a body's outer-scope read and a non-tensor
+                      value, which cutting a model into segments must handle. Built by hand (no
+                      exporter writes this around a Relu); the values are the same as before.
 
     /usr/bin/python3 make_cases.py OUT_DIR
 """
@@ -51,11 +56,36 @@ def dynamic(out_dir):
     return {"dynamic_symbol": "batch"}
 
 
+def control_flow(out_dir):
+    h = onnx.helper
+    for side, relu in (("float", "/stem/relu/Relu_output_0"), ("quant", "/stem/conv/Relu_output_0")):
+        model = onnx.load(os.path.join(PAIR, side + ".onnx"))
+        g = model.graph
+        for n in g.node:
+            n.input[:] = ["vq_passed" if i == relu else i for i in n.input]
+        branch = lambda name: h.make_graph([h.make_node("Identity", [relu], [name + "_out"])], name, [],
+                                           [h.make_tensor_value_info(name + "_out", onnx.TensorProto.FLOAT, None)])
+        added = [
+            h.make_node("Constant", [], ["vq_cond"], value=h.make_tensor("c", onnx.TensorProto.BOOL, [], [True])),
+            h.make_node("If", ["vq_cond"], ["vq_if"], then_branch=branch("then"), else_branch=branch("else")),
+            h.make_node("SequenceConstruct", ["vq_if", relu], ["vq_sequence"]),
+            h.make_node("Constant", [], ["vq_zero"], value=h.make_tensor("z", onnx.TensorProto.INT64, [], [0])),
+            h.make_node("SequenceAt", ["vq_sequence", "vq_zero"], ["vq_passed"]),
+        ]
+        at = 1 + next(i for i, n in enumerate(g.node) if relu in n.output)
+        for k, n in enumerate(added):
+            g.node.insert(at + k, n)
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(out_dir, "control_%s.onnx" % side))
+    return {"control_flow": True}
+
+
 def main():
     out_dir = sys.argv[1]
     facts = {}
     facts.update(clipping(out_dir))
     facts.update(dynamic(out_dir))
+    facts.update(control_flow(out_dir))
     print(json.dumps(facts))
 
 

@@ -100,6 +100,19 @@ test('the same inputs give the same bytes, however the taps are split over runs'
   assert.deepEqual(split.points, whole.points);
 });
 
+test('an If body reading the graph around it and a sequence: compared whole and cut into segments alike', () => {
+  const args = [path.join(dir, 'control_float.onnx'), path.join(dir, 'control_quant.onnx')];
+  const whole = report(args);
+  const cut = report([...args, '--tap-budget', '16K']);
+  assert.ok(cut.runtime.tap_chunks > 3, `${cut.runtime.tap_chunks} chunks`);
+  assert.deepEqual(cut.points, whole.points);
+  assert.deepEqual(cut.tapping.changed_outputs, []);
+  // The If's output is compared (its body read the Relu from the enclosing graph); the sequence is
+  // not a tensor, so nothing compares it, and the value read back out of it is the Relu's again.
+  assert.ok(whole.points.some((p) => p.quantized_tensor === 'vq_if'));
+  assert.ok(!whole.points.some((p) => p.quantized_tensor === 'vq_sequence'));
+});
+
 test('.npy inputs by name and for the only input give the same figures', () => {
   const file = image('x.npy');
   const named = report([floatPath, quantPath, '--input', `input=${file}`]);

@@ -1,6 +1,7 @@
 // `visualquant activations` against an independent measurement (tests/activations/peer_measure.mjs:
 // onnxruntime-node run here, taps added here, statistics in JS), on every fixture pair, with the
-// same .npy inputs: every compared tensor's SQNR within 0.05 dB, cosine and MSE alike.
+// same .npy inputs: every compared tensor's SQNR within 0.05 dB, cosine and MSE alike; and the same
+// report when each model is cut into segments.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -74,6 +75,18 @@ for (const pair of pairs) {
         close(p.accumulated.mse, peer[i].mse, 1e-6 * Math.max(1, peer[i].mse), `${what} mse`);
         close(p.accumulated.max_abs, peer[i].max_abs, 1e-6 * Math.max(1, peer[i].max_abs), `${what} max_abs`);
       });
+      // Cut into one segment per few taps (activations/run_segments.h), the same figures to the bit,
+      // local error included, and the same word on tapping. Where tapping changes values (the fp16
+      // pair: each cut is one more fp16 tensor between Casts), the report says so both ways.
+      const cut = activations([...args, '--tap-budget', '4K']);
+      assert.equal(cut.status, 0, cut.stderr);
+      assert.ok(cut.report.runtime.tap_chunks > 1, `${pair}: ${cut.report.runtime.tap_chunks} chunk(s)`);
+      assert.deepEqual(cut.report.tapping, report.tapping);
+      if (tappingChanges[pair]) {
+        assert.deepEqual(cut.report.points.map((p) => p.quantized_tensor), report.points.map((p) => p.quantized_tensor));
+      } else {
+        assert.deepEqual(cut.report.points, report.points);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -6,13 +6,17 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "activations/activation_session.h"
 #include "activations/compared_points.h"
+#include "activations/run_segments.h"
 #include "activations/tensor_stats.h"
 #include "inputs/synthetic_inputs.h"
 #include "report/activations_report.h"
 #include "report/comparison.h"
+#include "rewrite/graph_splice.h"
 #include "rewrite/tap_outputs.h"
 #include "test_support.h"
 
@@ -146,31 +150,47 @@ BOOST_AUTO_TEST_CASE(qoperator_points_dequantise_integer_codes) {
   BOOST_TEST(codes >= 2u);  // the QLinearConv outputs, read as codes by the next QLinear op
 }
 
-BOOST_AUTO_TEST_CASE(the_schedule_checks_tapping_and_holds_one_chunk) {
+BOOST_AUTO_TEST_CASE(the_schedule_checks_tapping_and_runs_each_op_once_per_sample) {
   const auto c = pair("torch_eager_ptq_cnn");
   ActivationOptions options;
-  options.tap_budget_bytes = 4096;  // several chunks
+  options.tap_budget_bytes = 4096;  // several chunks: each model cut into segments
   ActivationSession session(*c, synthetic_samples(c->float_model, {}, 1, 2), options);
   BOOST_TEST(session.chunks() > 1u);
+  BOOST_TEST(session.segmented());
   BOOST_TEST(session.runs_total() == 2 + session.chunks() * 2 * 3);  // float, quantized, local per chunk and sample
   // Feed every request outputs made of its fetch names' lengths: the schedule and the statistics run
   // without a runtime, and a tensor the "runtime" leaves out is a RuntimeFailure.
   std::size_t runs = 0;
   std::size_t local_runs = 0;
+  std::map<std::string, std::size_t> first_run, last_run;
+  // Sample 0's segments of each side: which node outputs each computes (each op in one segment).
+  std::map<std::string, std::map<std::string, int>> computed;  // side -> node output -> segments computing it
   while (const RunRequest* r = session.current()) {
     BOOST_TEST(r->index == runs);
     BOOST_TEST((r->kind == RunKind::Untapped) == (runs < 2));
-    if (r->kind == RunKind::Local) {
-      ++local_runs;
-      BOOST_TEST(r->model != nullptr);  // the rewired model, spliced from the file's bytes
-      onnx::ModelProto rewired;
-      BOOST_REQUIRE(rewired.ParseFromArray(r->model->data(), static_cast<int>(r->model->size())));
-      for (const HostTensor& feed : session.feeds())
-        if (feed.name.rfind("visualquant.local/", 0) == 0) {
-          bool declared = false;
-          for (const auto& in : rewired.graph().input()) declared = declared || in.name() == feed.name;
-          BOOST_TEST(declared);
-        }
+    BOOST_TEST(r->new_model == !first_run.count(r->model_id));
+    if (!first_run.count(r->model_id)) first_run[r->model_id] = runs;
+    last_run[r->model_id] = runs;
+    if (r->kind == RunKind::Local) ++local_runs;
+    if (r->new_model && r->kind != RunKind::Untapped) {
+      BOOST_TEST(r->model != nullptr);  // a segment, spliced from the file's bytes
+      onnx::ModelProto segment;
+      BOOST_REQUIRE(segment.ParseFromArray(r->model->data(), static_cast<int>(r->model->size())));
+      std::set<std::string> inputs, outputs, initializers;
+      for (const auto& in : segment.graph().input()) inputs.insert(in.name());
+      for (const auto& out : segment.graph().output()) outputs.insert(out.name());
+      for (const auto& t : segment.graph().initializer()) initializers.insert(t.name());
+      for (const HostTensor& feed : session.feeds()) BOOST_TEST(inputs.count(feed.name) == 1u);  // ONNX Runtime refuses others
+      for (const std::string& name : r->fetches) BOOST_TEST(outputs.count(name) == 1u);
+      std::set<std::string> made;
+      for (const auto& n : segment.graph().node()) {
+        for (const std::string& in : n.input())  // everything read is made here, fed, or a weight
+          BOOST_TEST((in.empty() || made.count(in) || inputs.count(in) || initializers.count(in)), in);
+        for (const std::string& out : n.output()) made.insert(out);
+        const bool constant = n.op_type() == "Constant" || (n.op_type() == "DequantizeLinear" && initializers.count(n.input(0)));
+        if (!constant && r->kind == RunKind::Tapped)
+          for (const std::string& out : n.output()) ++computed[side_name(r->side)][out];
+      }
     }
     std::vector<HostTensor> out;
     for (const std::string& name : r->fetches) {
@@ -187,11 +207,23 @@ BOOST_AUTO_TEST_CASE(the_schedule_checks_tapping_and_holds_one_chunk) {
       BOOST_CHECK_THROW(session.accept(missing), Error);
       BOOST_TEST(session.runs_done() == runs);
     }
+    const bool last_use = r->last_use;
+    const std::string id = r->model_id;
     session.accept(std::move(out));
+    if (last_use) BOOST_TEST(last_run[id] == runs);
     ++runs;
   }
   BOOST_TEST(runs == session.runs_total());
   BOOST_TEST(local_runs == session.chunks() * 2);
+  BOOST_TEST(first_run.size() == 2 + session.chunks() * 3);  // two check runs, then each segment made once
+  for (const auto& [side, outputs] : computed) {
+    const Model& m = side == "float" ? c->float_model : c->quant_model;
+    std::size_t ops = 0;
+    for (NodeId n : m.main_graph().nodes)
+      ops += m.nodes[n].op_type != "Constant" && !(m.nodes[n].op_type == "DequantizeLinear" && m.values[m.nodes[n].inputs[0]].kind == ValueKind::Initializer);
+    BOOST_TEST(outputs.size() >= ops, side);
+    for (const auto& [name, segments] : outputs) BOOST_TEST(segments == 1, side << " " << name);
+  }
   BOOST_TEST(session.tapping_changed().empty());
   const auto report = activations_report(session, {"float.onnx", "quant.onnx", "test"});
   BOOST_TEST(report["inputs"]["synthetic"] == true);
@@ -200,4 +232,105 @@ BOOST_AUTO_TEST_CASE(the_schedule_checks_tapping_and_holds_one_chunk) {
     BOOST_TEST(p["per_sample"].size() == 2u);
     BOOST_TEST(p["local"]["per_sample_sqnr_db"].size() == 2u);
   }
+}
+
+namespace {
+
+// x → Relu → a; If(cond) whose branches read a from outside → b; Add(b, a) → c;
+// SequenceConstruct(a, c) → s; SequenceAt(s, 0) → d, SequenceAt(s, 1) → e; Add(w, e) → f with a
+// weight w behind a Reshape of initializers (constant ops, copied where read).
+onnx::TensorProto int64_tensor(const std::string& name, const std::vector<std::int64_t>& dims, std::int64_t value) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::INT64);
+  for (std::int64_t d : dims) t.add_dims(d);
+  t.add_int64_data(value);
+  return t;
+}
+
+onnx::ModelProto control_model() {
+  onnx::ModelProto m = identity_model();
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  g->clear_output();
+  m.mutable_opset_import(0)->set_version(13);
+  *g->add_initializer() = float_tensor("w0", {2}, {1, 2});
+  *g->add_initializer() = int64_tensor("shape", {1}, 2);
+  *g->add_initializer() = int64_tensor("i0", {}, 0);
+  *g->add_initializer() = int64_tensor("i1", {}, 1);
+  onnx::TensorProto cond;
+  cond.set_name("cond");
+  cond.set_data_type(onnx::TensorProto::BOOL);
+  cond.add_int32_data(1);
+  *g->add_initializer() = cond;
+  *g->add_node() = make_node("Relu", {"X"}, {"a"}, "relu");
+  onnx::NodeProto branch_if = make_node("If", {"cond"}, {"b"}, "if");
+  for (const char* name : {"then_branch", "else_branch"}) {
+    auto* attr = branch_if.add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    auto* body = attr->mutable_g();
+    body->set_name(name);
+    *body->add_node() = make_node("Identity", {"a"}, {std::string(name) + "_out"});
+    add_value_info(body->add_output(), std::string(name) + "_out", onnx::TensorProto::FLOAT, {2});
+  }
+  *g->add_node() = branch_if;
+  *g->add_node() = make_node("Add", {"b", "a"}, {"c"}, "add");
+  *g->add_node() = make_node("SequenceConstruct", {"a", "c"}, {"s"}, "seq");
+  *g->add_node() = make_node("SequenceAt", {"s", "i0"}, {"d"}, "at0");
+  *g->add_node() = make_node("SequenceAt", {"s", "i1"}, {"e"}, "at1");
+  *g->add_node() = make_node("Reshape", {"w0", "shape"}, {"w"}, "reshape_w");
+  *g->add_node() = make_node("Add", {"w", "e"}, {"f"}, "add_w");
+  add_value_info(g->add_output(), "d", onnx::TensorProto::FLOAT, {2});
+  add_value_info(g->add_output(), "f", onnx::TensorProto::FLOAT, {2});
+  return m;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(segments_copy_constants_carry_captures_and_never_cut_a_sequence) {
+  const Model m = load_bytes(serialize(control_model()), LoadOptions::without_checker());
+  const auto v = [&](const char* name) { return m.main_graph().values_by_name.at(name); };
+  const auto op = [&](const Segment& s, const char* name) {
+    return std::any_of(s.nodes.begin(), s.nodes.end(), [&](NodeId n) { return m.nodes[n].name == name; });
+  };
+  const auto segments = cut_segments(m, {{v("a")}, {v("b")}, {v("c")}, {v("d")}, {v("f")}});
+  // The sequence s is made for d's chunk and read for f's: those two chunks become one segment.
+  BOOST_REQUIRE(segments.size() == 4u);
+  BOOST_TEST((segments[3].chunks == std::vector<std::size_t>{3, 4}));
+  BOOST_TEST(op(segments[0], "relu"));
+  // The If reads a only from its bodies: a boundary input all the same, and marked as captured.
+  BOOST_TEST(op(segments[1], "if"));
+  BOOST_TEST((segments[1].boundary == std::vector<ValueId>{v("a")}));
+  BOOST_TEST(segments[1].captured.count(v("a")) == 1u);
+  BOOST_TEST(segments[1].touched.count("cond") == 1u);  // its initializer goes with it
+  BOOST_TEST((segments[2].boundary == std::vector<ValueId>{v("a"), v("b")}));
+  // Each op runs in one segment, except the constant Reshape, copied where it is read.
+  BOOST_TEST(op(segments[3], "seq"));
+  BOOST_TEST(op(segments[3], "reshape_w"));
+  for (std::size_t k = 0; k < 3; ++k) BOOST_TEST(!op(segments[k], "reshape_w"));
+  // What later segments read is returned where it is made.
+  BOOST_TEST(std::count(segments[0].outputs.begin(), segments[0].outputs.end(), v("a")) == 1);
+  BOOST_TEST(std::count(segments[2].outputs.begin(), segments[2].outputs.end(), v("c")) == 1);
+
+  // As a model of its own (rewrite/graph_splice.h), segment 1 holds the If with its bodies, the
+  // initializer it reads, and a as a graph input; nothing else. (Its outputs carry names only, as
+  // ONNX Runtime takes them; ONNX's checker wants types there, so it is not asked.)
+  NodeSelection select;
+  for (NodeId n : segments[1].nodes) select.nodes.push_back(m.nodes[n].index_in_graph);
+  select.values = segments[1].touched;
+  GraphRewire rewire;
+  rewire.inputs.push_back({"a", onnx::TensorProto::FLOAT, 1});
+  rewire.outputs = {"b"};
+  rewire.select = select;
+  const auto bytes = splice_model(m.bytes.view(), rewire);
+  onnx::ModelProto sub;
+  BOOST_REQUIRE(sub.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+  BOOST_TEST(sub.graph().node_size() == 1);
+  BOOST_TEST(sub.graph().initializer_size() == 1);
+  BOOST_TEST(sub.graph().input_size() == 1);  // X is not read here
+  BOOST_TEST(sub.graph().input(0).name() == "a");
+  BOOST_TEST(sub.graph().input(0).type().tensor_type().shape().dim_size() == 1);  // rank known, sizes not
+  BOOST_TEST(sub.graph().output_size() == 1);
+  BOOST_TEST(sub.graph().node(0).attribute_size() == 2);  // both bodies, byte for byte
 }
