@@ -14,25 +14,46 @@ constexpr std::size_t kBlock = 4096;
 
 bool finite(double v) { return std::isfinite(v); }
 
-// A quantizer's figures as the per-element loop needs them: no division per element.
+// The quantizer's code for a value it produced (exact for a dequantised code; round-half-even like
+// QuantizeLinear for anything else).
+double code_of(const ActivationQuantizer& q, double y) {
+  return std::clamp(round_half_even(y / q.scale) + q.zero_point, q.qmin, q.qmax);
+}
+
+// A quantizer's figures as the per-element loop needs them: no division, no rounding per element.
+// code_of is monotone in y, so "y's code is qmin" is "y <= at_qmin_below", found once by bisection
+// over the doubles: exactly the elements whose code is qmin, whatever the scale's bits.
 struct UseRule {
   explicit UseRule(const ActivationQuantizer& q)
-      : inv_scale(1.0 / q.scale), zero_point(q.zero_point), qmin(q.qmin), qmax(q.qmax),
-        x_low((q.qmin - 0.5 - q.zero_point) * q.scale), x_high((q.qmax + 0.5 - q.zero_point) * q.scale) {}
-  double inv_scale, zero_point, qmin, qmax;
-  double x_low, x_high;  // x below or above these lies beyond half a step outside the range: clipped
+      : x_low((q.qmin - 0.5 - q.zero_point) * q.scale), x_high((q.qmax + 0.5 - q.zero_point) * q.scale) {
+    const double reach = (std::fabs(q.qmin) + std::fabs(q.qmax) + std::fabs(q.zero_point) + 2) * q.scale * 4;
+    if (!(q.scale > 0) || !(q.qmin < q.qmax) || !std::isfinite(reach)) {
+      at_qmin_below = -INFINITY;
+      at_qmax_above = INFINITY;
+      return;
+    }
+    // The last y whose code is qmin: code(lo) == qmin, code(hi) > qmin.
+    double lo = -reach, hi = reach;
+    for (double mid = lo + (hi - lo) / 2; mid != lo && mid != hi; mid = lo + (hi - lo) / 2)
+      (code_of(q, mid) <= q.qmin ? lo : hi) = mid;
+    at_qmin_below = lo;
+    // The first y whose code is qmax: code(lo) < qmax, code(hi) == qmax.
+    lo = -reach, hi = reach;
+    for (double mid = lo + (hi - lo) / 2; mid != lo && mid != hi; mid = lo + (hi - lo) / 2)
+      (code_of(q, mid) >= q.qmax ? hi : lo) = mid;
+    at_qmax_above = hi;
+  }
+  double x_low, x_high;                // x below or above these lies beyond half a step outside the range: clipped
+  double at_qmin_below, at_qmax_above;  // y at or below / at or above these is coded qmin / qmax
 };
 
-// The quantizer's code for a value it produced (exact for a dequantised code; round-half-even like
-// QuantizeLinear for anything else); which side of the range x falls on; the counts of both.
+// One finite pair: where y's code sits, and whether x was beyond the range. The count and the code
+// range are settled once per sample (finish_use).
 void count_use(QuantizerUse& use, const UseRule& q, double x, double y, double e2) {
-  const double code = std::clamp(round_half_even(y * q.inv_scale) + q.zero_point, q.qmin, q.qmax);
-  if (use.count == 0) use.code_min = use.code_max = code;
-  ++use.count;
-  use.code_min = std::min(use.code_min, code);
-  use.code_max = std::max(use.code_max, code);
-  use.at_qmin += code == q.qmin;
-  use.at_qmax += code == q.qmax;
+  use.y_min = std::min(use.y_min, y);
+  use.y_max = std::max(use.y_max, y);
+  use.at_qmin += y <= q.at_qmin_below;
+  use.at_qmax += y >= q.at_qmax_above;
   if (x < q.x_low) {
     ++use.clipped_low;
     use.clipped_e2 += e2;
@@ -40,6 +61,13 @@ void count_use(QuantizerUse& use, const UseRule& q, double x, double y, double e
     ++use.clipped_high;
     use.clipped_e2 += e2;
   }
+}
+
+void finish_use(QuantizerUse& use, const ActivationQuantizer& q, std::uint64_t pairs) {
+  use.count += pairs;
+  if (use.count == 0) return;
+  use.code_min = code_of(q, use.y_min);
+  use.code_max = code_of(q, use.y_max);
 }
 
 // The shared bins as the per-element loop needs them.
@@ -148,6 +176,7 @@ void TensorStats::add_sample(const NumericTensor& reference, const NumericTensor
   // The channel of the element at hand, stepped along (axis 1 of an NC... tensor: `inner` elements each).
   std::size_t channel = 0;
   std::uint64_t left_in_channel = inner;
+  std::uint64_t own_pairs = 0;
   const std::uint64_t count = reference.count;
   for (std::uint64_t first = 0; first < count; first += kBlock) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, count - first));
@@ -171,9 +200,16 @@ void TensorStats::add_sample(const NumericTensor& reference, const NumericTensor
       if (rule) count_use(use_, *rule, xi, yi, e2);
       if (pre_quant) {
         own_.add(p[i], yi);
-        if (rule && finite(p[i])) count_use(own_use_, *rule, p[i], yi, (yi - p[i]) * (yi - p[i]));
+        if (rule && finite(p[i])) {
+          count_use(own_use_, *rule, p[i], yi, (yi - p[i]) * (yi - p[i]));
+          ++own_pairs;
+        }
       }
     }
+  }
+  if (quantizer_) {
+    finish_use(use_, *quantizer_, sample.count);
+    if (pre_quant) finish_use(own_use_, *quantizer_, own_pairs);
   }
   overall_.merge(sample);
   per_sample_.push_back(sample);

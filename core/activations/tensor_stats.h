@@ -52,6 +52,7 @@ struct QuantizerUse {
   double clipped_e2 = 0;                            // Σe² over the clipped elements
   std::uint64_t at_qmin = 0, at_qmax = 0;           // codes of y at the type's limits
   double code_min = 0, code_max = 0;                // codes of y seen
+  double y_min = INFINITY, y_max = -INFINITY;       // the values of y seen (their codes are code_min and code_max)
 };
 
 // Counts of x and y on the same bins; the range is fixed by the first sample (both sides' min and

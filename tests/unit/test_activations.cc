@@ -14,6 +14,7 @@
 #include "activations/run_segments.h"
 #include "activations/tensor_stats.h"
 #include "inputs/synthetic_inputs.h"
+#include "quant/quantize.h"
 #include "report/activations_report.h"
 #include "report/comparison.h"
 #include "rewrite/graph_splice.h"
@@ -81,6 +82,32 @@ BOOST_AUTO_TEST_CASE(quantizer_use_counts_clipping_and_codes) {
   std::uint64_t counted = 0;
   for (auto c : s.histogram().reference) counted += c;
   BOOST_TEST(counted == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(codes_at_the_limits_are_counted_exactly_as_quantizing_would) {
+  // int8 with an awkward scale: every value near the range's ends and the rounding ties between
+  // codes, against the rule itself (round half to even, saturate), element by element.
+  const ActivationQuantizer q{"int8", 0.0173, 7, -128, 127};
+  std::vector<float> y;
+  for (int c = -140; c <= 130; ++c)
+    for (double f : {-0.5, -0.4999, 0.0, 0.4999, 0.5}) y.push_back(static_cast<float>((c + f - q.zero_point) * q.scale));
+  const auto bytes = floats(y);
+  TensorStats s(q, 16);
+  s.add_sample(view(bytes, ElementType::Float32, y.size()), view(bytes, ElementType::Float32, y.size()), nullptr, 0, 0);
+  std::uint64_t at_qmin = 0, at_qmax = 0;
+  double lo = 1e9, hi = -1e9;
+  for (float v : y) {
+    const double code = std::clamp(round_half_even(static_cast<double>(v) / q.scale) + q.zero_point, q.qmin, q.qmax);
+    at_qmin += code == q.qmin;
+    at_qmax += code == q.qmax;
+    lo = std::min(lo, code);
+    hi = std::max(hi, code);
+  }
+  BOOST_TEST(s.use().at_qmin == at_qmin);
+  BOOST_TEST(s.use().at_qmax == at_qmax);
+  BOOST_TEST(s.use().code_min == lo);
+  BOOST_TEST(s.use().code_max == hi);
+  BOOST_TEST(s.use().count == y.size());
 }
 
 BOOST_AUTO_TEST_CASE(codes_are_dequantised_and_channels_measured) {
