@@ -261,7 +261,7 @@ class Session : public ExternalFiles {
     if (!r) return view(none);
     if (what == "suffix") return view(r->suffix);
     if (what == "model") return r->model ? view(*r->model) : view(none);
-    if (what == "feed" && index < activations_->feeds().size()) return view(activations_->feeds()[index].bytes);
+    if (what == "feed" && index < activations_->feeds().size()) return view(activations_->feeds()[index]->bytes);
     return view(none);
   }
 

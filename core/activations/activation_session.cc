@@ -220,31 +220,29 @@ const HostTensor* ActivationSession::held(Held which, ValueId v) const {
   return it == held_[which].end() ? nullptr : &it->second;
 }
 
-std::vector<HostTensor> ActivationSession::feeds_for(const Step& step) const {
+void ActivationSession::set_feeds(const Step& step) {
   const bool is_float = step.side == ModelSide::Float;
   const Model& m = is_float ? c_.float_model : c_.quant_model;
   const std::vector<HostTensor>& sample = (is_float ? samples_ : quant_samples_)[step.sample].feeds;
-  std::vector<HostTensor> feeds;
+  feeds_.clear();
   if (step.kind == RunKind::Untapped || !segmented()) {
-    feeds = sample;
+    for (const HostTensor& t : sample) feeds_.push_back(&t);
   } else {
     const Segment& seg = segments_[is_float ? 0 : 1][step.chunk];
     std::set<std::string> inputs;
     for (ValueId v : seg.graph_inputs) inputs.insert(m.values[v].name);
     for (const HostTensor& t : sample)
-      if (inputs.count(t.name)) feeds.push_back(t);
+      if (inputs.count(t.name)) feeds_.push_back(&t);
     const Held which = step.kind == RunKind::Local ? kLocal : is_float ? kFloat : kQuant;
     for (ValueId v : step.kind == RunKind::Local ? local_segments_[step.chunk].boundary : seg.boundary) {
       const HostTensor* t = held(which, v);
       if (!t) throw Error(ErrorCode::RuntimeFailure, "a segment's input '" + printable(m.values[v].name) + "' was not returned before");
-      feeds.push_back(*t);
+      feeds_.push_back(t);
     }
   }
-  if (step.kind == RunKind::Local) {
-    std::vector<HostTensor> local = local_feeds(step);
-    feeds.insert(feeds.end(), std::make_move_iterator(local.begin()), std::make_move_iterator(local.end()));
-  }
-  return feeds;
+  made_feeds_.clear();
+  if (step.kind == RunKind::Local) made_feeds_ = local_feeds(step);
+  for (const HostTensor& t : made_feeds_) feeds_.push_back(&t);
 }
 
 std::vector<HostTensor> ActivationSession::local_feeds(const Step& step) const {
@@ -323,6 +321,7 @@ void ActivationSession::set_model(RunRequest& r, const Step& step) {
 void ActivationSession::prepare(std::size_t index) {
   current_.reset();
   feeds_.clear();
+  made_feeds_.clear();
   if (index >= schedule_.size()) return;
   const Step& step = schedule_[index];
   const Model& m = step.side == ModelSide::Float ? c_.float_model : c_.quant_model;
@@ -336,7 +335,7 @@ void ActivationSession::prepare(std::size_t index) {
   else if (step.kind == RunKind::Local) r.fetches = names_of(m, local_segments_[step.chunk].outputs);
   else r.fetches = names_of(m, segments_[step.side == ModelSide::Float ? 0 : 1][step.chunk].outputs);
   set_model(r, step);
-  feeds_ = feeds_for(step);
+  set_feeds(step);
   current_ = std::move(r);
 }
 

@@ -88,7 +88,8 @@ class ActivationSession {
   const RunRequest* current() const { return current_ ? &*current_ : nullptr; }
   // Its feeds: the sample bound to that side's model inputs, and for a local run the float values
   // of the upstream points.
-  const std::vector<HostTensor>& feeds() const { return feeds_; }
+  // Views into the session's own tensors (a sample, a held boundary), not copies: valid until accept().
+  const std::vector<const HostTensor*>& feeds() const { return feeds_; }
   // The outputs of the current request, any order; they are consumed. Throws Error(RuntimeFailure)
   // when a fetched tensor is missing (the request stays current). The statistics of a run are
   // computed at the next accept() or finish_pending(), so that a bridge whose runtime works in
@@ -134,7 +135,7 @@ class ActivationSession {
   void plan_segments();
   void prepare(std::size_t index);
   void set_model(RunRequest& r, const Step& step);
-  std::vector<HostTensor> feeds_for(const Step& step) const;
+  void set_feeds(const Step& step);
   std::vector<HostTensor> local_feeds(const Step& step) const;
   void hold(Held which, std::vector<HostTensor>& outputs);
   void release_after_chunk(std::size_t chunk);
@@ -165,7 +166,8 @@ class ActivationSession {
     bool chunk_done;
   };
   std::optional<Pending> pending_;
-  std::vector<HostTensor> feeds_;
+  std::vector<const HostTensor*> feeds_;
+  std::vector<HostTensor> made_feeds_;                     // the current request's local-error feeds
   std::vector<TensorStats> stats_;
   std::vector<ErrorMoments> local_;
   std::vector<std::vector<ErrorMoments>> local_per_sample_;

@@ -8,8 +8,8 @@ std::string request_json(const ActivationSession& session) {
   const RunRequest* r = session.current();
   if (!r) return R"({"done":true})";
   nlohmann::json feeds = nlohmann::json::array();
-  for (const HostTensor& t : session.feeds())
-    feeds.push_back({{"name", t.name}, {"type", t.type->name}, {"dims", t.dims}, {"bytes", t.bytes.size()}});
+  for (const HostTensor* t : session.feeds())
+    feeds.push_back({{"name", t->name}, {"type", t->type->name}, {"dims", t->dims}, {"bytes", t->bytes.size()}});
   const char* kinds[] = {"untapped", "tapped", "local"};
   const nlohmann::json j = {{"done", false},
                             {"index", r->index},

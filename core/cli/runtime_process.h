@@ -28,7 +28,7 @@ class RuntimeProcess {
   // runtime runs: send() writes the request (its model is made from the file at `model_path` the
   // first time its id comes, see RunRequest) with its feeds; receive() waits for its outputs.
   // Throw Error(RuntimeFailure) with ONNX Runtime's message (which model, session or run).
-  void send(const RunRequest& request, const std::string& model_path, const std::vector<HostTensor>& feeds);
+  void send(const RunRequest& request, const std::string& model_path, const std::vector<const HostTensor*>& feeds);
   std::vector<HostTensor> receive(const RunRequest& request);
 
  private:

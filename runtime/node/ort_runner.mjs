@@ -22,7 +22,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { engineLabel } from '../web/activation_driver.mjs';
+import { engineLabel, typedArray } from '../web/activation_driver.mjs';
 
 const args = process.argv.slice(2);
 const engineName = args.includes('--engine') ? args[args.indexOf('--engine') + 1] : 'node';
@@ -44,12 +44,6 @@ function packageVersion(name) {
 const version = packageVersion(ortPackage);
 if (engineName === 'web') ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
-
-const typed = {
-  float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array,
-  uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array,
-  bool: Uint8Array, float16: Uint16Array,
-};
 
 // Waits for the pipe to drain after each large write: the outputs stay referenced until written.
 async function write(bytes) {
@@ -83,15 +77,6 @@ async function take(n) {
   if (all.length > n) chunks.push(all.subarray(n));
   buffered -= n;
   return out;
-}
-
-// A typed array over a copy (alignment: a Buffer slice may start at any byte).
-function typedArray(type, bytes) {
-  const T = typed[type];
-  if (!T) throw new Error(`element type ${type} is not supported by the runner`);
-  const copy = new Uint8Array(bytes.length);
-  copy.set(bytes);
-  return new T(copy.buffer, 0, bytes.length / T.BYTES_PER_ELEMENT);
 }
 
 const sessions = new Map();  // model id -> session

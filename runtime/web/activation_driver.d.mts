@@ -3,6 +3,9 @@ import type { ActivationRequest, ActivationRun } from '../../build/wasm/dist/vis
 /** How reports name the engine: the same words as the command line's runner. */
 export function engineLabel(packageName: string, version: string, threads?: number): string;
 
+/** A tensor's raw bytes as the typed array ONNX Runtime's Tensor takes, in a buffer of its own (never a view). */
+export function typedArray(type: string, bytes: Uint8Array): ArrayBufferView;
+
 export class ActivationsCancelled extends Error {
   readonly code: 'cancelled';
 }

@@ -28,11 +28,17 @@ export class ActivationsCancelled extends Error {
   }
 }
 
-function typedArray(type, bytes) {
+/**
+ * A tensor's raw bytes as the typed array ONNX Runtime's Tensor takes, always in a buffer of its own.
+ * Not a view, even when aligned: ONNX Runtime's results can depend on where an input starts in
+ * memory (vectorised kernels peel unaligned heads, which changes the order of a sum), and a feed
+ * viewed inside a larger buffer made a segmented run differ from the untapped one in the last bit.
+ */
+export function typedArray(type, bytes) {
   const T = TYPED[type];
   if (!T) throw new Error(`element type ${type} is not supported by the runtime bridge`);
-  const copy = bytes.byteOffset % T.BYTES_PER_ELEMENT === 0 ? bytes : bytes.slice();
-  return new T(copy.buffer, copy.byteOffset, copy.byteLength / T.BYTES_PER_ELEMENT);
+  const copy = new Uint8Array(bytes);  // a copy, also of a Node Buffer (whose slice() is a view)
+  return new T(copy.buffer, 0, copy.byteLength / T.BYTES_PER_ELEMENT);
 }
 
 function join(a, b) {

@@ -207,7 +207,7 @@ BOOST_AUTO_TEST_CASE(the_schedule_checks_tapping_and_runs_each_op_once_per_sampl
       for (const auto& in : segment.graph().input()) inputs.insert(in.name());
       for (const auto& out : segment.graph().output()) outputs.insert(out.name());
       for (const auto& t : segment.graph().initializer()) initializers.insert(t.name());
-      for (const HostTensor& feed : session.feeds()) BOOST_TEST(inputs.count(feed.name) == 1u);  // ONNX Runtime refuses others
+      for (const HostTensor* feed : session.feeds()) BOOST_TEST(inputs.count(feed->name) == 1u);  // ONNX Runtime refuses others
       for (const std::string& name : r->fetches) BOOST_TEST(outputs.count(name) == 1u);
       std::set<std::string> made;
       for (const auto& n : segment.graph().node()) {
