@@ -1,6 +1,7 @@
 #include "cli/activations_command.h"
 
 #include <iostream>
+#include <set>
 
 #include <unistd.h>
 
@@ -92,6 +93,14 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
   return "";
 }
 
+// The external-data files a model's tensors read, relative to its folder, once each.
+std::vector<std::string> external_data_files(const Model& m) {
+  std::set<std::string> files;
+  for (const Tensor& t : m.tensors)
+    if (t.storage == TensorStorage::External) files.insert(t.external.path);
+  return {files.begin(), files.end()};
+}
+
 // A progress line on stderr while the runs go (only on a terminal: logs stay clean).
 class Progress {
  public:
@@ -129,13 +138,15 @@ int run_activations(const std::vector<std::string>& args) {
     current = "activations";
     ActivationSession session(*c, std::move(samples), o.session);
     RuntimeProcess runtime(o.engine);
+    const std::vector<std::string> float_external = external_data_files(c->float_model);
+    const std::vector<std::string> quant_external = external_data_files(c->quant_model);
     {
       Progress progress;
       while (const RunRequest* request = session.current()) {
         progress.show(*request, session.runs_total());
         const bool is_float = request->side == ModelSide::Float;
         current = is_float ? float_path : quant_path;
-        runtime.send(*request, is_float ? float_path : quant_path, session.feeds());
+        runtime.send(*request, is_float ? float_path : quant_path, is_float ? float_external : quant_external, session.feeds());
         session.finish_pending();  // the previous run's statistics, while this one runs
         session.accept(runtime.receive(*request));
       }

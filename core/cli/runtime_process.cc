@@ -143,13 +143,15 @@ std::string RuntimeProcess::read_header() {
   return header;
 }
 
-void RuntimeProcess::send(const RunRequest& r, const std::string& model_path, const std::vector<const HostTensor*>& feeds) {
+void RuntimeProcess::send(const RunRequest& r, const std::string& model_path, const std::vector<std::string>& external_files,
+                          const std::vector<const HostTensor*>& feeds) {
   const std::vector<std::uint8_t>* model_bytes = r.model.get();
   const std::vector<std::uint8_t>& suffix = r.suffix;
   json request = {{"id", r.model_id},
                   {"new_model", r.new_model},
                   {"last_use", r.last_use},
                   {"model", model_path},
+                  {"external", external_files},
                   {"model_bytes", model_bytes ? model_bytes->size() : 0},
                   {"suffix", suffix.size()},
                   {"fetches", r.fetches}};

@@ -28,7 +28,10 @@ class RuntimeProcess {
   // runtime runs: send() writes the request (its model is made from the file at `model_path` the
   // first time its id comes, see RunRequest) with its feeds; receive() waits for its outputs.
   // Throw Error(RuntimeFailure) with ONNX Runtime's message (which model, session or run).
-  void send(const RunRequest& request, const std::string& model_path, const std::vector<const HostTensor*>& feeds);
+  // `external_files`: the model's external-data files, relative to its folder (where the runner
+  // loads them from: onnxruntime-node from the folder, onnxruntime-web given their bytes).
+  void send(const RunRequest& request, const std::string& model_path, const std::vector<std::string>& external_files,
+            const std::vector<const HostTensor*>& feeds);
   std::vector<HostTensor> receive(const RunRequest& request);
 
  private:

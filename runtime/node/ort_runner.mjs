@@ -10,15 +10,17 @@
 // Protocol on stdin/stdout, every message a frame: u32 (LE) header length, the JSON header, then
 // the binary blobs the header lists, back to back.
 //   hello (runner → core, once):  {"ok":true,"engine":"onnxruntime-node 1.30.0"}
-//   request:  {"id":MODEL_ID,"new_model":B,"last_use":B,"model":PATH,"model_bytes":M,"suffix":N,
-//              "feeds":[{name,type,dims,bytes}],"fetches":[names]}
+//   request:  {"id":MODEL_ID,"new_model":B,"last_use":B,"model":PATH,"external":[FILES],"model_bytes":M,
+//              "suffix":N,"feeds":[{name,type,dims,bytes}],"fetches":[names]}
 //             blobs: the model's bytes when M > 0 (a segment or rewired model, used instead of the
 //             file), the suffix (appended to the model's bytes: rewrite/tap_outputs.h), then each feed
 //   reply:    {"ok":true,"outputs":[{name,type,dims,bytes}]} + blobs, or {"ok":false,"stage":"session"|"run","error":TEXT}
 // A session is created for a request with new_model and kept under its id for the id's later
 // requests (the other samples) until one with last_use has run (activations/activation_session.h).
 // Sessions run with graph optimisations disabled, so that every tapped tensor is the one the model
-// computes.
+// computes. External data (FILES, relative to the model's folder) is read by onnxruntime-node from
+// that folder, made the working directory (a model given as bytes resolves its external data
+// there), and given to onnxruntime-web as bytes.
 import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -79,6 +81,7 @@ async function take(n) {
   return out;
 }
 
+const startDir = process.cwd();
 const sessions = new Map();  // model id -> session
 async function release(id) {
   const session = sessions.get(id);
@@ -92,9 +95,16 @@ async function sessionFor(header, modelBytes, suffix) {
     return kept;
   }
   await release(header.id);
-  const model = modelBytes ?? readFileSync(header.model);
+  const file = path.resolve(startDir, header.model);  // the core's paths are relative to where it started
+  const model = modelBytes ?? readFileSync(file);
   const bytes = suffix.length ? Buffer.concat([model, suffix]) : model;
-  const session = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'disabled', logSeverityLevel: 3 });
+  const options = { graphOptimizationLevel: 'disabled', logSeverityLevel: 3 };
+  const folder = path.dirname(file);
+  if (header.external?.length) {
+    if (engineName === 'web') options.externalData = header.external.map((p) => ({ path: p, data: readFileSync(path.join(folder, p)) }));
+    else process.chdir(folder);
+  }
+  const session = await ort.InferenceSession.create(bytes, options);
   sessions.set(header.id, session);
   return session;
 }

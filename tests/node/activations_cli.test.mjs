@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cli, root } from './paths.mjs';
+import { cli, fixtures, root } from './paths.mjs';
 import { npy } from '../activations/peer_measure.mjs';
 
 const pair = path.join(root, 'tests/fixtures/pairs/torch_eager_ptq_cnn');
@@ -111,6 +111,15 @@ test('an If body reading the graph around it and a sequence: compared whole and 
   // not a tensor, so nothing compares it, and the value read back out of it is the Relu's again.
   assert.ok(whole.points.some((p) => p.quantized_tensor === 'vq_if'));
   assert.ok(!whole.points.some((p) => p.quantized_tensor === 'vq_sequence'));
+});
+
+test('weights in an external-data file are read from the model\'s folder, by either engine', () => {
+  const model = path.join(fixtures, 'valid/external/model.onnx');
+  for (const engine of ['node', 'web']) {
+    const r = report([model, model, '--engine', engine]);
+    assert.ok(r.points.length >= 3, engine);
+    for (const p of r.points) assert.equal(p.accumulated.sqnr_db, null, `${engine}: a model against itself is exact`);
+  }
 });
 
 test('.npy inputs by name and for the only input give the same figures', () => {
