@@ -305,6 +305,7 @@ void ActivationSession::set_model(RunRequest& r, const Step& step) {
     for (NodeId n : seg.nodes) select.nodes.push_back(m.nodes[n].index_in_graph);
     select.values = seg.touched;
     for (ValueId v : seg.graph_inputs) select.values.insert(m.values[v].name);
+    for (ValueId v : seg.outputs) select.values.insert(m.values[v].name);  // an output that is an initializer keeps it
     // A boundary input is typed as the tensor an earlier segment returned (the first sample's).
     const Held which = local ? kLocal : is_float ? kFloat : kQuant;
     for (ValueId v : local ? local_segments_[step.chunk].boundary : seg.boundary) {

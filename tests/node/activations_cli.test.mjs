@@ -56,6 +56,10 @@ test('several synthetic samples: per-sample figures and one overall figure', () 
   const sqnrs = out.per_sample.map((s) => s.sqnr_db);
   assert.ok(new Set(sqnrs).size > 1, 'the samples differ');
   assert.ok(out.accumulated.sqnr_db >= Math.min(...sqnrs) - 1e-9 && out.accumulated.sqnr_db <= Math.max(...sqnrs) + 1e-9);
+  // Cut into segments, each made once and kept by the runner for the later samples: the same figures.
+  const cut = report([floatPath, quantPath, '--samples', '3', '--tap-budget', '16K']);
+  assert.ok(cut.runtime.tap_chunks > 1);
+  assert.deepEqual(cut.points, r.points);
 });
 
 test('a quantizer made to clip on purpose is flagged as clipping, where it clips', () => {

@@ -51,17 +51,20 @@ for (const pair of pairs) {
   });
 }
 
-test('with .npy inputs and several chunks, the same bytes', async () => {
+test('with .npy inputs, two samples and several chunks, the same bytes', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'vq-act-wasm-'));
   try {
-    const data = Float32Array.from({ length: 3 * 16 * 16 }, (_, i) => Math.cos(i * 0.37));
-    const file = path.join(dir, 'x.npy');
-    writeFileSync(file, npy('float32', [1, 3, 16, 16], data));
+    const files = {};
+    for (const [k, name] of ['x0.npy', 'x1.npy'].entries()) {
+      const data = Float32Array.from({ length: 3 * 16 * 16 }, (_, i) => Math.cos(i * 0.37 + k));
+      writeFileSync(path.join(dir, name), npy('float32', [1, 3, 16, 16], data));
+      files[name] = readFileSync(path.join(dir, name));
+    }
     const pair = 'torch_eager_ptq_cnn';
-    const { report } = await inWasm(pair, { inputs: [{ name: 'input', file: 'x.npy' }], tap_budget_bytes: 16384 },
-      { 'x.npy': readFileSync(file) });
+    const { report } = await inWasm(pair, {
+      inputs: [{ name: 'input', file: 'x0.npy' }, { name: 'input', file: 'x1.npy' }], tap_budget_bytes: 16384 }, files);
     const expected = native([path.join(pairsDir, pair, 'float.onnx'), path.join(pairsDir, pair, 'quant.onnx'),
-      '--input', `input=${file}`, '--tap-budget', '16K']);
+      '--input', `input=${path.join(dir, 'x0.npy')}`, '--input', `input=${path.join(dir, 'x1.npy')}`, '--tap-budget', '16K']);
     assert.equal(report, expected);
     assert.ok(JSON.parse(report).runtime.tap_chunks > 1);
   } finally {
