@@ -242,6 +242,8 @@ class App {
     const abort = new AbortController();
     this.running = { id: null, abort };
     this.hideError();
+    // What is on screen is no longer the pair asked for: 'ready' again once the new one is analysed.
+    document.body.dataset.state = 'loading';
     this.names = { first: nameOf(sources.first), second: nameOf(sources.second) };
     try {
       this.progress(`Reading ${this.names.first} and ${this.names.second}`, 0);
@@ -277,6 +279,7 @@ class App {
       if (ticket !== this.opening) return;
       byId('progress').hidden = true;
       this.running = null;
+      document.body.dataset.state = 'error';
       if (isCancel(e)) this.showError('Cancelled. Open the models again when ready.', 'cancelled');
       else if (e instanceof CoreRequestError) this.showError(`Could not open ${this.names.first} and ${this.names.second}. ${describeError(e)}${this.coreRestarted(e)}`, e.code);
       else this.showError(`Could not open the models: ${e instanceof Error ? e.message : String(e)}`, 'io');
