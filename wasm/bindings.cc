@@ -114,6 +114,16 @@ class ExternalFiles {
                           checker == Checker::Run ? vq::LoadOptions() : vq::LoadOptions::without_checker());
   }
 
+  // Of a pair, which file fails is the first thing to say: its name leads the message, as the
+  // CLI's "FILE: error [code]: message" does.
+  vq::Model load_named(std::uintptr_t data, std::size_t size, const std::string& name) const {
+    try {
+      return load(data, size);
+    } catch (const vq::Error& e) {
+      throw vq::Error(e.code(), vq::printable(name) + ": " + e.what());
+    }
+  }
+
   std::shared_ptr<vq::InMemoryExternalData> external_ = std::make_shared<vq::InMemoryExternalData>();
 };
 
@@ -146,8 +156,8 @@ class Session : public ExternalFiles {
   CallResult open(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
                   std::size_t second_size, const std::string& second_name) {
     return guarded_call([&] {
-      vq::Model a = load(first, first_size);
-      vq::Model b = load(second, second_size);
+      vq::Model a = load_named(first, first_size, first_name);
+      vq::Model b = load_named(second, second_size, second_name);
       activations_.reset();
       comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
       levels_ = vq::layout::LevelCache();

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cli, root } from './paths.mjs';
 import { wasmCore } from './wasm_core.mjs';
@@ -70,3 +71,21 @@ for (const pair of ['torch_eager_ptq_cnn_perchannel', 'ort_matmulnbits_4bit', 'v
     open.close();  // twice is harmless
   });
 }
+
+test('a pair that cannot be opened names the file at fault, either way round, with the CLI\'s code and message', async () => {
+  const core = await wasmCore();
+  const good = readFileSync(path.join(pairsDir, 'torch_eager_ptq_cnn', 'float.onnx'));
+  const broken = good.subarray(0, 5000);
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-open-'));
+  writeFileSync(path.join(dir, 'broken.onnx'), broken);
+  const cliError = spawnSync(cli, ['inspect', path.join(dir, 'broken.onnx')], { encoding: 'utf8' }).stderr;
+  rmSync(dir, { recursive: true, force: true });
+  for (const [a, an, b, bn] of [[broken, 'broken.onnx', good, 'float.onnx'], [good, 'float.onnx', broken, 'broken.onnx']]) {
+    assert.throws(() => core.open(a, an, b, bn), (e) => {
+      assert.equal(e.code, 'truncated');
+      assert.match(e.message, /^broken\.onnx: /);
+      assert.ok(cliError.includes(e.message.slice('broken.onnx: '.length)), `${e.message} vs ${cliError}`);
+      return true;
+    });
+  }
+});
