@@ -97,6 +97,24 @@ test('w / W follow the layer table, worst first; arrow keys walk along edges', a
   await page.close();
 });
 
+test('+ and − zoom by 1.25 per press, both views alike, linked or not', async () => {
+  const page = await openPair();
+  const scale = (side) => page.$eval(`#graph-${side} .graph-canvas`, (c) => Number(c.dataset.transform.split(' ')[0]));
+  const close = (a, b, what) => assert.ok(Math.abs(a / b - 1) < 1e-6, `${what}: ${a} vs ${b}`);
+  for (const linked of [true, false]) {
+    if (!linked) await page.uncheck('#link-views');
+    await page.click('#zoom-fit');
+    const before = { float: await scale('float'), quant: await scale('quant') };
+    await page.locator('#graph-float .graph-canvas').focus();
+    await page.keyboard.press('+');
+    for (const side of ['float', 'quant']) close(await scale(side), before[side] * 1.25, `${linked ? 'linked' : 'unlinked'} + ${side}`);
+    await page.click('#zoom-out');
+    for (const side of ['float', 'quant']) close(await scale(side), before[side], `${linked ? 'linked' : 'unlinked'} − ${side}`);
+  }
+  await assertClean(page);
+  await page.close();
+});
+
 test('/ focuses the search and keys typed there are text; f fits; ? shows the key help; focus rings', async () => {
   const page = await openPair();
   await page.click('#zoom-fit');

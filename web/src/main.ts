@@ -583,8 +583,14 @@ class App {
   }
 
   private zoom(factor: number) {
-    for (const s of SIDES) this.views[s].zoomAt(factor);
-    if (byId<HTMLInputElement>('link-views').checked) this.syncCamera('float', this.views.float.camera);
+    // Linked, the float view's zoom is passed on to the other one: zooming both would apply the
+    // factor twice (each view's change is synced to the other).
+    if (byId<HTMLInputElement>('link-views').checked) {
+      this.views.float.zoomAt(factor);
+      this.syncCamera('float', this.views.float.camera);
+    } else {
+      for (const s of SIDES) this.views[s].zoomAt(factor);
+    }
   }
 
   zoomToFit() {
