@@ -106,7 +106,14 @@ std::string verdict(const TensorStats& s, const ErrorMoments& local, const std::
   const auto& q = s.quantizer();
   std::string text;
   const ErrorMoments& own = s.quantizer_error();
-  if (q && own.count > 0 && own.sum_e2 > 0) {
+  // An activation fused into the quantizer (a Relu folded into a zero point at qmin) clips its input
+  // where the float model's value, taken after that activation, is in range: that clipping is the
+  // activation, not damage, and the quantizer's own error then says nothing about quantization.
+  const double own_clipped = q && own.count > 0 ? fraction(s.quantizer_own_use().clipped_low + s.quantizer_own_use().clipped_high,
+                                                           s.quantizer_own_use().count) : 0;
+  const double float_clipped = q ? fraction(s.use().clipped_low + s.use().clipped_high, s.use().count) : 0;
+  const bool fused_clamp = own_clipped > 0.01 && own_clipped > 2 * float_clipped;
+  if (q && own.count > 0 && own.sum_e2 > 0 && !fused_clamp) {
     const QuantizerUse& u = s.quantizer_own_use();
     const double share = u.clipped_e2 / own.sum_e2;
     const double st = *steps(own, q);
@@ -130,6 +137,9 @@ std::string verdict(const TensorStats& s, const ErrorMoments& local, const std::
              " below qmin)";
     else
       text = "accumulated error " + fixed(*steps(m, q), 2) + " steps of its output quantizer";
+    if (fused_clamp)
+      text += " (its quantizer also clips " + percent(own_clipped) +
+              " of its input where the float model's values are in range: an activation fused into it)";
   } else {
     text = "no output quantizer (runs in float)";
   }

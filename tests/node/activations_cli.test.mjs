@@ -84,6 +84,19 @@ test('a quantizer made to clip on purpose is flagged as clipping, where it clips
   }
 });
 
+test('a Relu fused into its quantizer is not called clipping: the float model clamps there too', () => {
+  // The example's QDQ model quantizes each Conv's output with zero point 0: the Relu of the float
+  // model is done by the quantizer, which so clips half of its input. Those values are not damage.
+  const r = report([path.join(root, 'examples/float.onnx'), path.join(root, 'examples/quant_qdq.onnx')]);
+  const conv = r.points.filter((p) => p.quantizer_error && p.quantizer_error.clipped_below_qmin > 0.3);
+  assert.ok(conv.length >= 2, 'the fused Relus clip their quantizers\' inputs');
+  for (const p of conv) {
+    assert.equal(p.accumulated.clipped_fraction, 0, p.quantized_tensor);
+    assert.doesNotMatch(p.verdict, /^clipping dominates/, p.verdict);
+    assert.match(p.verdict, /an activation fused into it/, p.verdict);
+  }
+});
+
 test('the local error of an op whose inputs are exact is its accumulated error; --local off leaves it out', () => {
   const r = report([floatPath, quantPath]);
   const first = r.points.filter((p) => p.upstream_points.length === 0 && p.model_output === undefined);
