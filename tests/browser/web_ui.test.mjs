@@ -118,6 +118,18 @@ test('a counterpart scrolled out of view is brought into view', async () => {
 
 test('overlays switch: weight error heat, precision, lint, each with its legend', async () => {
   const page = await openPair();
+  // The legend counts boxes drawn, per side, and says so: each count is the boxes of that colour.
+  for (const overlay of ['status', 'heat', 'precision']) {
+    await page.selectOption('#overlay', overlay);
+    assert.equal(await page.textContent('#legend .legend-rule'), 'boxes drawn, float + quantized:');
+    for (const item of await page.$$eval('#legend .legend-item', (items) => items.map((i) => ({ ...i.dataset, text: i.textContent })))) {
+      for (const side of ['float', 'quant']) {
+        const drawn = await page.$$eval(`#graph-${side} li[data-id]`, (lis, key) => lis.filter((li) => li.dataset.overlay === key).length, item.key);
+        assert.equal(Number(item[side]), drawn, `${overlay} ${item.key} ${side}`);
+      }
+      assert.ok(item.text.endsWith(`(${item.float} + ${item.quant})`), item.text);
+    }
+  }
   const weightedQuant = new Set(reference.weights.layers.map((l) => l.quant_node));
   await page.selectOption('#overlay', 'heat');
   assert.equal(await page.textContent('#legend .legend-title'), 'Weight error (SQNR)');

@@ -643,20 +643,24 @@ class App {
     if (!c) return;
     const overlay = OVERLAYS[this.overlay];
     const theme = this.theme();
-    const counts = new Map<string, number>();
+    // One counting rule, said in the legend: boxes drawn, per side (the summary counts entries).
+    const counts = { float: new Map<string, number>(), quant: new Map<string, number>() };
     for (const side of SIDES) {
       const { paints, keys } = paintsFor(overlay, theme, c.nodes[side], c);
       this.views[side].setPaints(paints);
       this.views[side].setNodeData('overlay', keys);
       this.views[side].setNodeData('status', c.nodes[side].map((n) => n.status));
-      for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+      for (const k of keys) counts[side].set(k, (counts[side].get(k) ?? 0) + 1);
     }
     const waiting = (this.overlay === 'heat' && !this.weights) || (this.overlay === 'lint' && !this.lint);
     legend.replaceChildren(el('span', { class: 'legend-title', text: overlay.title }),
+      el('span', { class: 'legend-rule muted', text: 'boxes drawn, float + quantized:' }),
       ...(waiting ? [el('span', { class: 'muted', text: 'analysing…' })] : overlay.legend(theme).map((item) => {
         const swatch = el('span', { class: 'swatch' });
         swatch.style.background = item.color;
-        return el('span', { class: 'legend-item', attrs: { 'data-key': item.key } }, swatch, `${item.label} (${counts.get(item.key) ?? 0})`);
+        const [f, q] = SIDES.map((side) => counts[side].get(item.key) ?? 0);
+        return el('span', { class: 'legend-item', attrs: { 'data-key': item.key, 'data-float': String(f), 'data-quant': String(q) } },
+          swatch, `${item.label} (${f} + ${q})`);
       })));
   }
 
