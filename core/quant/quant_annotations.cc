@@ -5,6 +5,7 @@
 #include "quant/constant_eval.h"
 #include "quant/dequantize.h"
 #include "quant/quant_forms.h"
+#include "quant/weight_view.h"
 
 namespace vq {
 namespace {
@@ -136,6 +137,11 @@ OpQuantization annotate_quantization(const Model& m, const LogicalOp& op) {
     w.granularity = w.scale_count > 1 ? "per_channel" : "per_tensor";
     w.axis = t == "ConvInteger" ? 0 : -1;
     if (zt != kNone) w.zero_points = tensor_values(m, m.tensors[zt]);
+    // The scale is not an input of these ops: it is the constant of their rescale, where found.
+    w.scales = integer_weight_scale(m, n);
+    w.scale_count = std::max<std::uint64_t>(w.scale_count, w.scales.size());
+    w.granularity = w.scale_count > 1 ? "per_channel" : "per_tensor";
+    if (w.scales.size() > kMaxListedScales) w.scales.resize(kMaxListedScales);
     out.weight = w;
   } else if (t == "MatMulNBits") {
     TensorQuantization w;

@@ -9,11 +9,7 @@
 #include "util/checked_math.h"
 
 namespace vq {
-namespace {
 
-// The constant weight scale of an integer op's rescale: ONNX Runtime's dynamic quantizer writes
-// ConvInteger/MatMulInteger -> Cast -> Mul(., Mul(x_scale, w_scale)), x_scale coming from
-// DynamicQuantizeLinear; a static rescale multiplies by one constant. Empty when not found.
 std::vector<double> integer_weight_scale(const Model& m, const Node& n) {
   if (n.outputs.empty() || n.outputs[0] == kNone) return {};
   ValueId v = n.outputs[0];
@@ -44,6 +40,8 @@ std::vector<double> integer_weight_scale(const Model& m, const Node& n) {
   }
   return {};
 }
+
+namespace {
 
 // ConvInteger / MatMulInteger: (code - zero point) x the weight scale read from the rescale, per
 // tensor or per output channel (axis 0 for ConvInteger, the last axis for MatMulInteger).

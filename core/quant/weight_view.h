@@ -35,6 +35,11 @@ struct WeightView {
 
 std::optional<WeightView> op_weight_view(const Model& model, const LogicalOp& op);
 
+// The constant weight scale of a ConvInteger/MatMulInteger's rescale: ONNX Runtime's dynamic
+// quantizer writes ConvInteger/MatMulInteger -> Cast -> Mul(., Mul(x_scale, w_scale)), x_scale
+// from DynamicQuantizeLinear; a static rescale multiplies by one constant. Empty when not found.
+std::vector<double> integer_weight_scale(const Model& model, const Node& node);
+
 // Canonical rows [first, first + count) into out[(r - first) * cols + c], read in contiguous runs
 // of the stored layout (one run per block of inner elements).
 void read_weight_rows(const WeightView& w, std::uint64_t first, std::uint64_t count, double* out);

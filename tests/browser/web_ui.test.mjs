@@ -518,3 +518,20 @@ test('cancel stops opening (the core worker is restarted) and the next open work
   await assertClean(page);
   await page.close();
 });
+
+test('a ConvInteger\'s weight scale is shown: read from its rescale, as the report has it', async () => {
+  const pair = 'ort_dynamic_mlp';
+  const page = await openPair(pair);
+  const report = JSON.parse(spawnSync(cli, ['compare', pairFile(pair, 'float.onnx'), pairFile(pair, 'quant.onnx'), '--json', '-'],
+    { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout);
+  const conv = report.logical_graphs.quant.find((op) => op.op_type === 'ConvInteger');
+  const scale = conv.quantization.weight.scale_range[0];
+  await clickNode(page, 'quant', conv.op);
+  const cells = await page.$$eval('#detail .quant-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  const weight = cells.find((row) => row[0] === 'weight');
+  assert.ok(weight, JSON.stringify(cells));
+  assert.notEqual(weight[3], '–', 'the weight scale is known');
+  assert.ok(Math.abs(Number(weight[3]) - scale) <= 1e-4 * scale + 5e-7, `${weight[3]} vs ${scale}`);
+  await assertClean(page);
+  await page.close();
+});

@@ -52,6 +52,14 @@ BOOST_AUTO_TEST_CASE(dynamic_and_weight_only_forms) {
   BOOST_REQUIRE(d.inputs.size() == 1u && d.inputs[0]);
   BOOST_TEST(d.inputs[0]->granularity == "dynamic");
   BOOST_REQUIRE(d.weight);
+  // The weight scale is no input of MatMulInteger/ConvInteger: it is read from their rescale (the
+  // constant side of Mul(x_scale, w_scale)), as the weight analysis reads it; never left out.
+  for (const char* op : {"MatMulInteger", "ConvInteger"}) {
+    const OpQuantization q = first_of(dynamic, op);
+    BOOST_REQUIRE(q.weight);
+    BOOST_TEST(q.weight->scales.size() == 1u, op);
+    BOOST_TEST(q.weight->scales.at(0) > 0, op);
+  }
 
   const Model blockwise = load_model_file(pair_file("ort_qdq_blockwise_int4", "quant"));
   const OpQuantization b = first_of(blockwise, "MatMul");
