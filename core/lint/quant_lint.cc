@@ -270,12 +270,8 @@ class Linter {
     bool any_quantized = false;
     for (LogicalId op = 0; op < c_.quant_graph.ops.size(); ++op) {
       const LogicalOp& o = c_.quant_graph.ops[op];
-      if (o.weight == kNone) continue;
-      if (o.cls != "conv" && o.cls != "matmul" && o.cls != "convtranspose" && o.cls != "gather" && o.cls != "attention") continue;
-      const auto view = op_weight_view(m_, o);
-      if (!view) continue;
-      if (view->values.dequantized) any_quantized = true;
-      else left.push_back(op);
+      if (keeps_float_weight(m_, o)) left.push_back(op);
+      else if (o.weight != kNone && weighted_class(o.cls)) any_quantized = any_quantized || op_weight_view(m_, o).has_value();
     }
     if (!any_quantized) return;
     for (LogicalId op : left)

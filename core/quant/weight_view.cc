@@ -317,4 +317,14 @@ void read_code_rows(const WeightView& w, std::uint64_t first, std::uint64_t coun
       });
 }
 
+bool weighted_class(const std::string& cls) {
+  return cls == "conv" || cls == "matmul" || cls == "convtranspose" || cls == "gather" || cls == "attention";
+}
+
+bool keeps_float_weight(const Model& model, const LogicalOp& op) {
+  if (op.weight == kNone || !weighted_class(op.cls)) return false;
+  const auto view = op_weight_view(model, op);
+  return view && !view->values.dequantized;
+}
+
 }  // namespace vq

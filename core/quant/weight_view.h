@@ -35,6 +35,13 @@ struct WeightView {
 
 std::optional<WeightView> op_weight_view(const Model& model, const LogicalOp& op);
 
+// The op classes that carry a weight of their own (conv, matmul, convtranspose, gather, attention).
+bool weighted_class(const std::string& cls);
+// Whether an op of such a class reads a constant weight that is stored float (not quantized). An
+// op without a constant weight (an attention MatMul between two activations, a Gather of indices
+// into a computed tensor) has no weight to leave float.
+bool keeps_float_weight(const Model& model, const LogicalOp& op);
+
 // The constant weight scale of a ConvInteger/MatMulInteger's rescale: ONNX Runtime's dynamic
 // quantizer writes ConvInteger/MatMulInteger -> Cast -> Mul(., Mul(x_scale, w_scale)), x_scale
 // from DynamicQuantizeLinear; a static rescale multiplies by one constant. Empty when not found.

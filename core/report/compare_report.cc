@@ -8,6 +8,7 @@
 #include "align/weight_signature.h"
 #include "quant/quant_annotations.h"
 #include "quant/quant_forms.h"
+#include "quant/weight_view.h"
 #include "util/format.h"
 #include "lint/quant_lint.h"
 #include "report/comparison.h"
@@ -152,10 +153,6 @@ void write_mapping(JsonWriter& w, const CompareSide& f, const CompareSide& q, co
   w.end_array();
 }
 
-bool weighted_class(const std::string& cls) {
-  return cls == "conv" || cls == "matmul" || cls == "convtranspose" || cls == "gather" || cls == "attention";
-}
-
 json summary_json(const CompareSide& q, const Alignment& a) {
   std::map<std::string, std::size_t> by_kind;
   for (const char* k : {"identical", "renamed", "fused", "lowered", "inserted", "removed"}) by_kind[k] = 0;
@@ -172,7 +169,7 @@ json summary_json(const CompareSide& q, const Alignment& a) {
   json left_float = json::array();
   for (LogicalId id = 0; id < q.logical.ops.size(); ++id) {
     const LogicalOp& op = q.logical.ops[id];
-    if (!op.quantized && weighted_class(op.cls)) left_float.push_back(q.model.nodes[op.primary].id);
+    if (keeps_float_weight(q.model, op)) left_float.push_back(q.model.nodes[op.primary].id);
   }
   json kinds = json::object();
   for (const auto& [k, n] : by_kind) kinds[k] = n;

@@ -7,6 +7,8 @@
 #include <set>
 
 #include "lint/quant_lint.h"
+#include "report/compare_report.h"
+#include "report/comparison.h"
 #include "report/weights_report.h"
 #include "unit/test_support.h"
 
@@ -240,4 +242,18 @@ BOOST_AUTO_TEST_CASE(non_finite_weights_are_measured_without_undefined_behaviour
   BOOST_TEST(report["layers"][0]["rank"] == 1);
   BOOST_TEST(report["layers"][0]["error"]["sqnr_db"].is_null());  // not a number: reported as null
   (void)lint_quantization(*cmp);
+}
+
+BOOST_AUTO_TEST_CASE(ops_without_a_constant_weight_are_never_called_weighted_ops_left_float) {
+  // A real PyTorch PTQ transformer: its attention MatMuls multiply two activations (Q·Kᵀ, then by
+  // V); they have no weight to leave float, and neither the summary nor the lint may say so.
+  const auto c = run_comparison(load_model_file(pair_file("torch_transformer_ptq", "float")),
+                                load_model_file(pair_file("torch_transformer_ptq", "quant")), "float.onnx", "quant.onnx");
+  const auto report = comparison_report(*c, false);
+  BOOST_TEST(report["summary"]["weighted_ops_left_float"].empty(), report["summary"]["weighted_ops_left_float"].dump());
+  for (const LintFinding& f : lint_quantization(*c)) BOOST_TEST(f.check != "weight_left_float", f.node);
+  // A float embedding table beside int4 MatMul weights is one.
+  const auto b = run_comparison(load_model_file(pair_file("ort_qdq_blockwise_int4", "float")),
+                                load_model_file(pair_file("ort_qdq_blockwise_int4", "quant")), "float.onnx", "quant.onnx");
+  BOOST_TEST(comparison_report(*b, false)["summary"]["weighted_ops_left_float"].dump() == "[\"embed\"]");
 }
