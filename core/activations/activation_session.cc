@@ -220,6 +220,20 @@ const HostTensor* ActivationSession::held(Held which, ValueId v) const {
   return it == held_[which].end() ? nullptr : &it->second;
 }
 
+// The held tensors a segment run reads from earlier segments of its own kind, in boundary order.
+std::vector<const HostTensor*> ActivationSession::boundary_tensors(const Step& step) const {
+  const bool is_float = step.side == ModelSide::Float, local = step.kind == RunKind::Local;
+  const Model& m = is_float ? c_.float_model : c_.quant_model;
+  const Held which = local ? kLocal : is_float ? kFloat : kQuant;
+  std::vector<const HostTensor*> out;
+  for (ValueId v : local ? local_segments_[step.chunk].boundary : segments_[is_float ? 0 : 1][step.chunk].boundary) {
+    const HostTensor* t = held(which, v);
+    if (!t) throw Error(ErrorCode::RuntimeFailure, "a segment's input '" + printable(m.values[v].name) + "' was not returned before");
+    out.push_back(t);
+  }
+  return out;
+}
+
 void ActivationSession::set_feeds(const Step& step) {
   const bool is_float = step.side == ModelSide::Float;
   const Model& m = is_float ? c_.float_model : c_.quant_model;
@@ -233,12 +247,7 @@ void ActivationSession::set_feeds(const Step& step) {
     for (ValueId v : seg.graph_inputs) inputs.insert(m.values[v].name);
     for (const HostTensor& t : sample)
       if (inputs.count(t.name)) feeds_.push_back(&t);
-    const Held which = step.kind == RunKind::Local ? kLocal : is_float ? kFloat : kQuant;
-    for (ValueId v : step.kind == RunKind::Local ? local_segments_[step.chunk].boundary : seg.boundary) {
-      const HostTensor* t = held(which, v);
-      if (!t) throw Error(ErrorCode::RuntimeFailure, "a segment's input '" + printable(m.values[v].name) + "' was not returned before");
-      feeds_.push_back(t);
-    }
+    for (const HostTensor* t : boundary_tensors(step)) feeds_.push_back(t);
   }
   made_feeds_.clear();
   if (step.kind == RunKind::Local) made_feeds_ = local_feeds(step);
@@ -307,12 +316,8 @@ void ActivationSession::set_model(RunRequest& r, const Step& step) {
     for (ValueId v : seg.graph_inputs) select.values.insert(m.values[v].name);
     for (ValueId v : seg.outputs) select.values.insert(m.values[v].name);  // an output that is an initializer keeps it
     // A boundary input is typed as the tensor an earlier segment returned (the first sample's).
-    const Held which = local ? kLocal : is_float ? kFloat : kQuant;
-    for (ValueId v : local ? local_segments_[step.chunk].boundary : seg.boundary) {
-      const HostTensor* t = held(which, v);
-      if (!t) throw Error(ErrorCode::RuntimeFailure, "a segment's input '" + printable(m.values[v].name) + "' was not returned before");
-      rewire.inputs.push_back({m.values[v].name, static_cast<std::int32_t>(t->type->type), static_cast<int>(t->dims.size())});
-    }
+    for (const HostTensor* t : boundary_tensors(step))
+      rewire.inputs.push_back({t->name, static_cast<std::int32_t>(t->type->type), static_cast<int>(t->dims.size())});
     rewire.outputs = r.fetches;
     rewire.select = std::move(select);
   }

@@ -136,6 +136,7 @@ class ActivationSession {
   void prepare(std::size_t index);
   void set_model(RunRequest& r, const Step& step);
   void set_feeds(const Step& step);
+  std::vector<const HostTensor*> boundary_tensors(const Step& step) const;
   std::vector<HostTensor> local_feeds(const Step& step) const;
   void hold(Held which, std::vector<HostTensor>& outputs);
   void release_after_chunk(std::size_t chunk);
