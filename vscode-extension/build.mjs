@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleOptions, requireWasmBuild } from '../web/build_support.mjs';
+import { bundleOptions, copyOrt, requireWasmBuild } from '../web/build_support.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
@@ -65,6 +65,7 @@ copyFileSync(path.join(wasmDist, 'visualquant_core.wasm'), path.join(out, 'visua
 copyFileSync(path.join(web, 'index.html'), path.join(out, 'webview/compare.html'));
 copyFileSync(path.join(here, 'src/webview/viewer_parts.html'), path.join(out, 'webview/viewer_parts.html'));  // with compare.html: the viewer's page
 copyFileSync(path.join(here, 'src/webview/vscode.css'), path.join(out, 'webview/vscode.css'));
+copyOrt(out);  // beside core_worker.mjs, which runs the models
 console.log(`[vscode] built ${path.relative(root, out)}`);
 
 const testsOut = arg('--tests');

@@ -231,6 +231,16 @@ class Session : public ExternalFiles {
     });
   }
 
+  // The float model's inputs as declared (what the page's input picker binds files to, and which
+  // symbolic dimensions need a value): a JSON array of inspect's input entries.
+  CallResult activationInputs() {
+    return with_comparison([&](const vq::Comparison& c) {
+      nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+      for (vq::ValueId v : vq::model_feed_inputs(c.float_model)) inputs.push_back(vq::value_json(c.float_model.values[v]));
+      return vq::dump_report(inputs);
+    });
+  }
+
   // options_json: {"inputs": [{"name", "file"}] (CLI's NAME=FILE; "" for the only input), "dims": {},
   // "samples", "seed" (synthetic inputs when there are no inputs), "tap_budget_bytes", "bins", "local"}.
   CallResult activationsStart(const std::string& options_json) {
@@ -492,6 +502,7 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("comparisonLabels", &Session::comparisonLabels)
       .function("layoutPair", &Session::layoutPair)
       .function("addInputFile", &Session::addInputFile)
+      .function("activationInputs", &Session::activationInputs)
       .function("activationsStart", &Session::activationsStart)
       .function("activationsRequest", &Session::activationsRequest)
       .function("activationsBytes", &Session::activationsBytes)

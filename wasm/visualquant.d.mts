@@ -589,6 +589,12 @@ export class OpenComparison {
    * says so. Throws VisualQuantError: invalid_input_file, input_mismatch, unset_dimension, io.
    */
   startActivations(options?: ActivationOptions, inputFiles?: Record<string, Uint8Array>): ActivationRun;
+  /** JSON text of the float model's inputs as declared (InspectValue[]): what input files bind to. */
+  activationInputs(): string;
+  /** A copy of one side's model file as it was given (the runtime bridge loads it). */
+  fileBytes(side: 'float' | 'quantized'): Uint8Array;
+  /** Copies of the external-data files given with the models, as onnxruntime-web's `externalData` option takes them. */
+  externalData(): { path: string; data: Uint8Array }[];
   close(): void;
 }
 
@@ -632,6 +638,8 @@ export interface ActivationRequest {
 /** The runs of one activation comparison: run `request`, give accept() its outputs, until request is null. */
 export class ActivationRun {
   readonly request: ActivationRequest | null;
+  /** The comparison the runs are of. */
+  readonly comparison: OpenComparison;
   suffix(): Uint8Array;
   /** A segment or the rewired model, when request.model_bytes > 0 (used instead of the side's file). */
   model(): Uint8Array;
@@ -639,6 +647,76 @@ export class ActivationRun {
   accept(outputs: { name: string; type: string; dims: readonly (number | bigint)[]; data: ArrayBufferView }[]): ActivationRequest | null;
   /** JSON text of the visualquant.activations report, byte-identical to the CLI's with the same engine label. */
   report(engine: string): string;
+}
+
+/** Error figures of one compared tensor (or of a quantizer, or of the local run); null SQNR: no error. */
+export interface ActivationError {
+  sqnr_db: number | null;
+  cosine: number | null;
+  mse: number | null;
+  max_abs: number | null;
+  relative_l2: number | null;
+  /** RMSE in steps of the output quantizer; null without one. */
+  rmse_steps: number | null;
+  values: number;
+  nonfinite: number;
+  /** Against the output quantizer's range (only with one). */
+  clipped_fraction?: number;
+  clipped_above_qmax?: number;
+  clipped_below_qmin?: number;
+  clipping_error_share?: number;
+  codes_at_qmin?: number;
+  codes_at_qmax?: number;
+  range_unused?: number;
+}
+
+export interface ActivationPoint {
+  point: number;
+  /** 1 = worst accumulated SQNR. */
+  rank: number;
+  /** Position among the model outputs, when this tensor is one. */
+  model_output?: number;
+  entries: number[];
+  float_nodes: string[];
+  quant_nodes: string[];
+  float_tensor: string;
+  quantized_tensor: string;
+  quantized_read_as: string;
+  output_quantizer: { type: string; scale: number; zero_point: number; qmin: number; qmax: number; low: number; high: number } | null;
+  accumulated: ActivationError;
+  per_sample: { sqnr_db: number | null; cosine: number | null; mse: number | null; max_abs: number | null }[];
+  quantizer_error: (ActivationError & { pre_quant_tensor: string }) | null;
+  local: (ActivationError & { per_sample_sqnr_db: (number | null)[] }) | null;
+  upstream_points: number[];
+  input_sqnr_db: number | null;
+  sqnr_drop_db: number | null;
+  verdict: string;
+  histogram: { lo: number; hi: number; float: number[]; quantized: number[];
+    float_outside: { below: number; above: number }; quantized_outside: { below: number; above: number } } | null;
+  channels: { axis: number; sqnr_db: (number | null)[]; worst: { index: number; sqnr_db: number | null } | null } | null;
+}
+
+export interface ActivationJump {
+  point: number;
+  quant_node: string | null;
+  quantized_tensor: string;
+  sqnr_drop_db: number | null;
+}
+
+/** The `visualquant.activations` report (version 1): README, "activations". */
+export interface ActivationsReport {
+  report: 'visualquant.activations';
+  version: number;
+  float_model: string;
+  quantized_model: string;
+  inputs: { synthetic: boolean; note: string; samples: string[] };
+  runtime: { engine: string; local_error: string; graph_optimization: string; runs: number; tap_chunks: number; tap_budget_bytes: number };
+  tapping: { check: string; changed_outputs: string[] };
+  summary: { compared: number; failed: number; not_observable: number; first_jump: ActivationJump | null;
+    largest_jump: ActivationJump | null; jump_rule: string };
+  points: ActivationPoint[];
+  failed: { point: number; float_tensor: string; quantized_tensor: string; reason: string }[];
+  not_observable: { entry: number; kind: string; float_nodes: string[]; quant_nodes: string[]; reason: string }[];
 }
 
 export interface LintFinding {

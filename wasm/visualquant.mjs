@@ -314,6 +314,33 @@ export class OpenComparison {
     this.core = core;
     this.session = session;
     this.held = held;
+    /** Where the two files' bytes lie in wasm memory (in the order given), and the external-data files'. */
+    this.files = null;
+    this.external = [];
+  }
+
+  // A copy of bytes the core holds, out of wasm memory.
+  heapCopy({ pointer, size }) {
+    return this.core.guarded(() => {
+      if (!this.session) throw new VisualQuantError('usage', 'this comparison was closed');
+      return this.core.module.HEAPU8.slice(pointer, pointer + size);
+    });
+  }
+
+  /**
+   * A copy of one side's model file ('float' or 'quantized'), as it was given: the runtime bridge
+   * loads it, so that the page does not keep a second copy of every model next to the core's.
+   */
+  fileBytes(side) {
+    // Which file is which side is the alignment's finding (the files may come in either order).
+    this.swapped ??= JSON.parse(this.reportText).argument_order_swapped === true;
+    const first = (side === 'float') !== this.swapped;
+    return this.heapCopy(first ? this.files.first : this.files.second);
+  }
+
+  /** Copies of the external-data files given with the models: [{path, data}], as onnxruntime-web's externalData takes them. */
+  externalData() {
+    return this.external.map((f) => ({ path: f.name, data: this.heapCopy(f) }));
   }
 
   /** The compare report without weights and lint (compact JSON text: the CLI's content, not its indentation). */
@@ -380,6 +407,11 @@ export class OpenComparison {
    * names of options.inputs to their bytes (.npy or TensorProto .pb). Without inputs, synthetic
    * ones are made, and the report says so.
    */
+  /** JSON text: the float model's inputs as declared, [{name, element_type, shape}] (a dim: number, symbol or null). */
+  activationInputs() {
+    return this.ask((s) => s.activationInputs());
+  }
+
   startActivations(options = {}, inputFiles = {}) {
     const request = this.ask((s) => {
       const toHeap = this.core.heapWriter(this.held);
@@ -465,9 +497,14 @@ VisualQuant.prototype.open = function open(firstBytes, firstName, secondBytes, s
     const toHeap = this.heapWriter(held);
     const comparison = new OpenComparison(this, session, held);
     try {
-      for (const [name, data] of Object.entries(externalFiles)) unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
-      comparison.reportText = unwrap(session.open(toHeap(firstBytes), firstBytes.byteLength, firstName, toHeap(secondBytes),
-                                                  secondBytes.byteLength, secondName));
+      for (const [name, data] of Object.entries(externalFiles)) {
+        comparison.external.push({ name, pointer: toHeap(data), size: data.byteLength });
+        unwrap(session.addExternalFile(name, comparison.external.at(-1).pointer, data.byteLength));
+      }
+      const first = { pointer: toHeap(firstBytes), size: firstBytes.byteLength };
+      const second = { pointer: toHeap(secondBytes), size: secondBytes.byteLength };
+      comparison.files = { first, second };
+      comparison.reportText = unwrap(session.open(first.pointer, first.size, firstName, second.pointer, second.size, secondName));
       return comparison;
     } catch (e) {
       if (e instanceof VisualQuantError) comparison.close();

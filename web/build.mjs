@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleOptions, requireWasmBuild } from './build_support.mjs';
+import { bundleOptions, copyOrt, requireWasmBuild } from './build_support.mjs';
 
 const web = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(web);
@@ -42,4 +42,5 @@ await Promise.all([
 ]);
 copyFileSync(path.join(wasmDist, 'visualquant_core.wasm'), path.join(out, 'visualquant_core.wasm'));
 copyFileSync(path.join(web, 'src/index.html'), path.join(out, 'index.html'));
+copyOrt(out);
 console.log(`[web] built ${path.relative(root, out) || out}`);

@@ -10,6 +10,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+}  // namespace
+
 json value_json(const Value& v) {
   json shape = nullptr;
   if (v.type.has_shape) {
@@ -23,6 +25,8 @@ json value_json(const Value& v) {
   return json{{"name", v.name}, {"element_type", v.type.element_type.empty() ? json(nullptr) : json(v.type.element_type)},
               {"shape", shape}};
 }
+
+namespace {
 
 // Where a weight lives, as users think of it: subgraph weights are counted apart because some
 // exporters hide every weight inside If branches.

@@ -18,6 +18,10 @@ constexpr int kInspectReportVersion = 1;
 // the file sits).
 nlohmann::ordered_json inspect_report(const Model& model, const std::string& file_name);
 
+// A graph input or output as declared: {"name", "element_type" (null when unknown), "shape" (null
+// without one; each dim a number, a symbol, or null)}.
+nlohmann::ordered_json value_json(const Value& value);
+
 // The human table the CLI prints by default.
 std::string inspect_text(const nlohmann::ordered_json& report);
 

@@ -19,8 +19,11 @@ export interface OrtEngine {
 export function runActivations(run: ActivationRun, options: {
   ort: OrtEngine;
   engine: string;
-  floatBytes: Uint8Array;
-  quantBytes: Uint8Array;
+  /** The model files' bytes, when the caller has them (else each session copies the core's). */
+  floatBytes?: Uint8Array;
+  quantBytes?: Uint8Array;
+  /** More options for every session (numThreads, executionProviders). */
+  sessionOptions?: object;
   onProgress?: (request: ActivationRequest) => void;
   signal?: AbortSignal;
 }): Promise<string>;

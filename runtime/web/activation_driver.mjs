@@ -41,6 +41,23 @@ export function typedArray(type, bytes) {
   return new T(copy.buffer, 0, copy.byteLength / T.BYTES_PER_ELEMENT);
 }
 
+/**
+ * Lets the thread's other messages in between two runs (a cancel, the page's other requests): an
+ * engine whose run settles through promises alone would otherwise keep the thread to itself until
+ * the last run. A macrotask, without setTimeout's clamping to 4 ms.
+ */
+function yieldToEvents() {
+  if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
 function join(a, b) {
   if (!b.byteLength) return a;
   const out = new Uint8Array(a.byteLength + b.byteLength);
@@ -52,11 +69,16 @@ function join(a, b) {
 /**
  * Runs every request of `run` and returns the report text.
  * ort: the engine module (InferenceSession, Tensor); engine: its label for the report (engineLabel);
- * floatBytes / quantBytes: the two model files' bytes; onProgress(request): before each run;
- * signal: an AbortSignal (checked between runs: a run in progress finishes first).
+ * floatBytes / quantBytes: the two model files' bytes, when the caller has them (otherwise each
+ * session takes a copy of the core's: run.comparison.fileBytes); onProgress(request): before each
+ * run; signal: an AbortSignal (checked between runs: a run in progress finishes first);
+ * sessionOptions: more options for every session (threads). Weights in external-data files come
+ * from the files given with the models (onnxruntime-web's externalData).
  * An engine failure is rethrown as {code: 'runtime_failure', message} naming the model.
  */
-export async function runActivations(run, { ort, engine, floatBytes, quantBytes, onProgress, signal }) {
+export async function runActivations(run, { ort, engine, floatBytes, quantBytes, onProgress, signal, sessionOptions = {} }) {
+  const fileOf = (side) => (side === 'float' ? floatBytes : quantBytes) ?? run.comparison.fileBytes(side);
+  const hasExternal = run.comparison.external?.length > 0;
   const sessions = new Map();  // model_id -> session
   const release = async (id) => {
     const session = sessions.get(id);
@@ -65,15 +87,17 @@ export async function runActivations(run, { ort, engine, floatBytes, quantBytes,
   };
   try {
     while (run.request) {
+      await yieldToEvents();
       if (signal?.aborted) throw new ActivationsCancelled();
       const r = run.request;
       onProgress?.(r);
       if (r.new_model) {
         await release(r.model_id);
-        const base = r.model_bytes ? run.model() : r.side === 'float' ? floatBytes : quantBytes;
+        const base = r.model_bytes ? run.model() : fileOf(r.side);
+        const options = { ...sessionOptions, graphOptimizationLevel: 'disabled', logSeverityLevel: 3 };
+        if (hasExternal) options.externalData = run.comparison.externalData();
         try {
-          sessions.set(r.model_id, await ort.InferenceSession.create(join(base, run.suffix()),
-            { graphOptimizationLevel: 'disabled', logSeverityLevel: 3 }));
+          sessions.set(r.model_id, await ort.InferenceSession.create(join(base, run.suffix()), options));
         } catch (e) {
           throw Object.assign(new Error(`ONNX Runtime could not load ${r.model_label}: ${e?.message ?? e}`), { code: 'runtime_failure' });
         }

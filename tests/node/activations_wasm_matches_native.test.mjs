@@ -94,3 +94,32 @@ test('a bad input file is a clear error from the core, and the comparison stays 
     comparison.close();
   }
 });
+
+test('without the files\' bytes, the bridge loads the core\'s copies; external data is handed to onnxruntime-web: the CLI\'s bytes', async () => {
+  // As the page's worker runs it: it keeps no copy of the models, and weights in an external-data
+  // file reach the engine as the externalData the core was given with the model.
+  const { fixtures } = await import('./paths.mjs');
+  const dir = path.join(fixtures, 'valid/external');
+  const model = readFileSync(path.join(dir, 'model.onnx'));
+  const core = await wasmCore();
+  const comparison = core.open(model, 'model.onnx', model, 'model.onnx', { 'weights.bin': readFileSync(path.join(dir, 'weights.bin')) });
+  try {
+    assert.equal(comparison.externalData().length, 1);
+    const report = await runActivations(comparison.startActivations({}), { ort, engine });
+    const expected = native([path.join(dir, 'model.onnx'), path.join(dir, 'model.onnx')]);
+    assert.equal(report.replace(/"(float|quantized)_model": "[^"]*"/g, ''), expected.replace(/"(float|quantized)_model": "[^"]*"/g, ''));
+    assert.ok(JSON.parse(report).points.length >= 3);
+  } finally {
+    comparison.close();
+  }
+  // The swapped order is followed: each side's session gets its own file.
+  const a = readFileSync(path.join(pairsDir, 'torch_eager_ptq_cnn', 'quant.onnx'));
+  const b = readFileSync(path.join(pairsDir, 'torch_eager_ptq_cnn', 'float.onnx'));
+  const swapped = core.open(a, 'quant.onnx', b, 'float.onnx');
+  try {
+    assert.deepEqual(swapped.fileBytes('float'), new Uint8Array(b));
+    assert.deepEqual(swapped.fileBytes('quantized'), new Uint8Array(a));
+  } finally {
+    swapped.close();
+  }
+});

@@ -6,7 +6,8 @@
 // that clicking a node selects its counterpart, hide and show the tab (selection, overlay, cameras and
 // keyboard focus come back), open a model in the custom editor (with a node's detail from the core),
 // open the corrupt one, save the JSON and CSV exports, compare from the Command Palette, cancel a
-// long load from its notification, and open a model whose external data is a symbolic link (refused).
+// long load from its notification, and open a model whose external data is a symbolic link (refused);
+// the Activations tab runs both models in the extension host.
 // Keys are sent only once VS Code's focus has come to rest (workbench_focus.mjs says why).
 // Screenshots go to tests/out/vscode/.
 import { after, before, test } from 'node:test';
@@ -226,6 +227,27 @@ test('Swap: the core keeps the quantized model by its content, and the user is t
   await shot(page, '08-swap');
 });
 
+test('the Activations tab runs both models in the extension host (onnxruntime-web): the CLI\'s figures, synthetic inputs labelled', async () => {
+  const frame = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 60000);
+  await frame.click('#tab-activations');
+  await frame.waitForFunction(() => /Model inputs: /.test(document.querySelector('[data-field="declared-inputs"]')?.textContent ?? ''));
+  await frame.click('#activation-run');
+  await frame.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#activation-status')?.dataset.state ?? ''), null, { timeout: 120000 });
+  const status = await frame.textContent('#activation-status');
+  assert.equal(await frame.$eval('#activation-status', (e) => e.dataset.state), 'done', status);
+  assert.match(status, /onnxruntime-web 1\.30\.0 \(wasm, 1 thread\)/);
+  const r = spawnSync(cli, ['activations', path.join(home.workspace, 'cnn/float.onnx'), path.join(home.workspace, 'cnn/quant.onnx'), '--engine', 'web', '--json', '-'],
+    { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  const want = JSON.parse(r.stdout);
+  const rows = await frame.$$eval('#point-table tbody tr', (trs) => trs.map((tr) => [Number(tr.dataset.point), tr.cells[3].textContent]));
+  const worstFirst = want.points.slice().sort((a, b) => a.accumulated.sqnr_db - b.accumulated.sqnr_db || a.point - b.point);
+  assert.deepEqual(rows, worstFirst.map((p) => [p.point, p.accumulated.sqnr_db.toFixed(1)]));
+  assert.match(await frame.textContent('[data-field="synthetic"]'), /directional only/);
+  assert.deepEqual(await violations(frame), []);
+  await shot(page, '08b-activations');
+});
+
 test('Save the JSON Report… writes where the user chooses (the workspace by default): the CLI\'s report', async () => {
   await runCommand(page, 'VisualQuant: Save the JSON Report…');
   // code-server's save dialog: a path field that starts in the workspace folder.
@@ -237,7 +259,12 @@ test('Save the JSON Report… writes where the user chooses (the workspace by de
   await saidSaved('float-compare.json');
   // The tab was swapped above: the core was given quant.onnx first, which the report says.
   const cli = cliCompare(path.join(home.workspace, 'cnn/quant.onnx'), path.join(home.workspace, 'cnn/float.onnx'));
-  assert.deepEqual(JSON.parse(readFileSync(saved, 'utf8')), cli);
+  // With the activation comparison run above, under `activations`: the CLI's `activations --engine web`.
+  const { activations, ...compare } = JSON.parse(readFileSync(saved, 'utf8'));
+  assert.deepEqual(compare, cli);
+  const r = spawnSync(cli, ['activations', path.join(home.workspace, 'cnn/float.onnx'),
+    path.join(home.workspace, 'cnn/quant.onnx'), '--engine', 'web', '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.deepEqual(activations, JSON.parse(r.stdout));
   assert.ok(!existsSync(path.join(home.workspace, 'cnn/float-compare.json')), 'nothing written next to the models');
 });
 

@@ -201,3 +201,38 @@ test('cancelling a running load ends the core thread: "cancelled", and a new cor
   const opened = await ask('open', { first: ref(path.join(dir, 'float.onnx')), second: ref(path.join(dir, 'quant.onnx')), external: [] });
   assert.equal(opened.type, 'result');
 });
+
+test('activations in the extension host: both models run with onnxruntime-web in the core thread, the CLI\'s bytes; a cancel keeps the pair open', async () => {
+  const { ask, core, posted } = session();
+  const dir = path.join(pairs, 'torch_eager_ptq_cnn');
+  const opened = await ask('open', { first: ref(path.join(dir, 'float.onnx')), second: ref(path.join(dir, 'quant.onnx')), external: [] });
+  assert.equal(opened.type, 'result');
+  const inputs = await ask('activationInputs', {});
+  assert.deepEqual(inputs.type === 'result' && inputs.result, [{ name: 'input', element_type: 'float32', shape: [1, 3, 16, 16] }]);
+  const answer = await ask('activations', { files: [], bindings: [], samples: 2 });
+  assert.equal(answer.type, 'result', JSON.stringify(answer));
+  const native = spawnSync(cli, ['activations', path.join(dir, 'float.onnx'), path.join(dir, 'quant.onnx'), '--engine', 'web', '--samples', '2', '--json', '-'],
+    { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(native.status, 0, native.stderr);
+  assert.equal((answer as { result: Result<'activations'> }).result.text, native.stdout);
+  assert.ok(posted.some((m) => m.type === 'progress' && m.stage === 'activations' && /^run 1 of \d+/.test(m.detail)));
+  // Cancelled once its second run starts: 'cancelled', the core not restarted, the pair still open.
+  const generation = core.generation;
+  const id = 1000;
+  await new Promise<void>((resolve) => {
+    const own = new HostDispatcher({
+      core, files: new DiskFiles(),
+      post: (m) => {
+        posted.push(m);
+        if (m.type === 'progress' && m.id === id && /^run 2 of/.test(m.detail)) own.receive({ type: 'cancel', id });
+        if ((m.type === 'result' || m.type === 'error') && m.id === id) resolve();
+      },
+    });
+    own.receive({ type: 'request', id, method: 'activations', params: { files: [], bindings: [], samples: 64 } });
+  });
+  const error = posted.find((m) => m.type === 'error' && m.id === id);
+  assert.equal(error?.type === 'error' && error.error.code, 'cancelled');
+  assert.equal(core.generation, generation, 'not restarted');
+  const lint = await ask('lint', {});
+  assert.equal(lint.type, 'result', 'the pair is still open');
+});

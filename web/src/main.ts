@@ -1,11 +1,13 @@
 // The page: opens two models through a CoreConnection (here the Web Worker), draws both graphs side
 // by side, links selection, and fills the overlays, the detail panel and the layer table.
+import { ActivationPanel } from './activations/activation_panel';
 import { uiHost, type UiHost, type UiState } from './host';
+import { ActivationIndex } from './model/activations';
 import { Comparison, nodeGroupsOf, other, SIDES, type NodeGroups, type NodeInfo, type Side } from './model/comparison';
 import { GroupState } from './model/groups';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
-  describeError, type CompareReport, type LayoutEdge, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
+  describeError, type ActivationParams, type CompareReport, type LayoutEdge, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
   type WeightsReport,
 } from './protocol/messages';
 import { PageExports } from './export/page_exports';
@@ -43,6 +45,11 @@ class App {
   private readonly table: LayerTable;
   private readonly search: NodeSearch;
   private readonly fusions: FusionView;
+  private readonly activations: ActivationPanel;
+  /** The activation comparison of the open pair: its report, indexed (kept across relayouts). */
+  private activationIndex: ActivationIndex | null = null;
+  /** The core's id of the activation comparison running, if one is. */
+  private activationRequest: number | null = null;
   private readonly exports: PageExports;
   private readonly keys: Shortcuts;
   private report: CompareReport | null = null;
@@ -84,13 +91,33 @@ class App {
         throw e;
       }),
       plotQuantParams: (q, host) => void import('./ui/weight_chart').then((m) => m.renderQuantParams(host, q)),
+      plotActivation: (point, host) => void import('./activations/activation_charts').then((m) => m.renderPointCharts(host, point)),
+    });
+    this.activations = new ActivationPanel(byId('activations-panel'), {
+      run: (params, onProgress) => this.runActivations(params, onProgress),
+      cancel: () => {
+        if (this.activationRequest !== null) this.core.cancel(this.activationRequest);
+      },
+      select: (point) => {
+        if (point.entries.length) this.selectEntry(point.entries[0]);
+        else if (point.quant_nodes.length) this.selectId('quant', point.quant_nodes[0]);
+      },
+      shown: (report) => {
+        this.activationIndex = new ActivationIndex(report);
+        if (this.comparison) this.comparison.activations = this.activationIndex;
+        this.repaint();
+        this.refreshDetail();
+      },
     });
     this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, id) => this.selectId(side, id));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
     this.fusions = new FusionView(byId<HTMLTableElement>('fusion-table'), byId('fusion-detail'), byId('fusion-count'), (f) => this.selectEntry(f.entry));
-    bindTabs(byId('table-panel').querySelector('[role="tablist"]')!, (panel) => { byId('layer-tools').hidden = panel !== 'layers-panel'; });
+    bindTabs(byId('table-panel').querySelector('[role="tablist"]')!, (panel) => {
+      byId('layer-tools').hidden = panel !== 'layers-panel';
+      byId('table-status').hidden = panel === 'activations-panel';
+    });
     this.exports = new PageExports(this.core, () => this.report && {
-      report: this.report, weights: this.weights, lint: this.lint, coreVersion: this.coreVersion, overlayTitle: OVERLAYS[this.overlay].title,
+      report: this.report, weights: this.weights, lint: this.lint, activations: this.activationIndex?.report ?? null, coreVersion: this.coreVersion, overlayTitle: OVERLAYS[this.overlay].title,
       views: this.views, tableCsv: () => this.table.toCsv(),
     });
     this.keys = pageShortcuts({
@@ -242,6 +269,8 @@ class App {
     const abort = new AbortController();
     this.running = { id: null, abort };
     this.hideError();
+    // The models an activation comparison ran on are going: the core ends it before it opens these.
+    this.activations.setInputs(null);
     // What is on screen is no longer the pair asked for: 'ready' again once the new one is analysed.
     document.body.dataset.state = 'loading';
     this.names = { first: nameOf(sources.first), second: nameOf(sources.second) };
@@ -260,6 +289,7 @@ class App {
       this.coreVersion = opened.version;
       this.weights = null;
       this.lint = null;
+      this.activationIndex = null;
       this.groups = new GroupState();
       this.bases = {};
       this.progress('Laying out both graphs', 0.7);
@@ -270,6 +300,9 @@ class App {
       mark('drawn');
       byId('progress').hidden = true;
       this.running = null;
+      void this.core.request('activationInputs', {}).promise.then((inputs) => {
+        if (ticket === this.opening) this.activations.setInputs(inputs);
+      }, (e: unknown) => this.showRestart(e, 'Reading the model inputs failed.'));
       // The weight analysis keeps the core busy for a while: asked once the graphs are on screen,
       // it does not slow the first frame down.
       await afterNextFrame();
@@ -297,6 +330,7 @@ class App {
       this.weights = weights;
       this.comparison?.setWeights(weights);
       this.table.setLayers(weights.layers, weights.invalid?.length ?? 0);
+      this.activations.setWeights(weights.layers);
       mark('weights');
       status.textContent = 'Checking quantization parameters…';
       const lint = await this.core.request('lint', {}).promise;
@@ -350,6 +384,7 @@ class App {
     for (const id of ['collapse-all', 'expand-all']) byId<HTMLButtonElement>(id).disabled = !grouped;
     if (this.weights) comparison.setWeights(this.weights);
     if (this.lint) comparison.setLint(this.lint);
+    comparison.activations = this.activationIndex;
     byId('welcome').hidden = true;
     byId('graphs').hidden = false;
     byId('graphs').dataset.view = comparison.layout.float.view;
@@ -512,6 +547,7 @@ class App {
       this.detail.clear();
       this.table.select(null);
       this.fusions.showEntry(null);
+      this.activations.select(null);
       return;
     }
     const info = c.nodes[selection.primary.side][selection.primary.index];
@@ -522,6 +558,7 @@ class App {
     this.refreshDetail();
     this.table.select(info.entry);
     this.fusions.showEntry(info.entry);
+    this.activations.select(info.entry);
     if (reveal) this.reveal();
   }
 
@@ -653,9 +690,13 @@ class App {
       for (const k of keys) counts[side].set(k, (counts[side].get(k) ?? 0) + 1);
     }
     const waiting = (this.overlay === 'heat' && !this.weights) || (this.overlay === 'lint' && !this.lint);
+    const activation = this.overlay === 'activations' || this.overlay === 'activations-local';
+    const notRun = activation && !c.activations;
     legend.replaceChildren(el('span', { class: 'legend-title', text: overlay.title }),
+      ...(activation && c.activations?.synthetic ? [el('span', { class: 'legend-rule synthetic', text: 'synthetic inputs: directional only;' })] : []),
       el('span', { class: 'legend-rule muted', text: 'boxes drawn, float + quantized:' }),
-      ...(waiting ? [el('span', { class: 'muted', text: 'analysing…' })] : overlay.legend(theme).map((item) => {
+      ...(notRun ? [el('span', { class: 'muted', text: 'not run yet: run both models in the Activations tab' })]
+        : waiting ? [el('span', { class: 'muted', text: 'analysing…' })] : overlay.legend(theme).map((item) => {
         const swatch = el('span', { class: 'swatch' });
         swatch.style.background = item.color;
         const [f, q] = SIDES.map((side) => counts[side].get(item.key) ?? 0);
@@ -678,6 +719,22 @@ class App {
     tip.hidden = false;
     tip.style.left = `${Math.min(x + 14, window.innerWidth - tip.offsetWidth - 8)}px`;
     tip.style.top = `${y + 14}px`;
+  }
+
+  // ---- activations -------------------------------------------------------------------------------
+  /** Runs the activation comparison of the open pair in the core (in the background: the page stays usable). */
+  private async runActivations(params: ActivationParams, onProgress: (detail: string, fraction?: number) => void): Promise<string> {
+    if (this.activationRequest !== null) throw new CoreRequestError('usage', 'an activation comparison is already running');
+    const request = this.core.request('activations', params, { transfer: params.files.map((f) => f.bytes), onProgress: (p) => onProgress(p.detail, p.fraction) });
+    this.activationRequest = request.id;
+    try {
+      return (await request.promise).text;
+    } catch (e) {
+      this.showRestart(e, 'The activation comparison failed.');
+      throw e;
+    } finally {
+      this.activationRequest = null;
+    }
   }
 
   // ---- weights and export ------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // extension host, the Swap action, the exports, and the status bar's count of damaged layers. The
 // page keeps its view state with setState; a window reload brings the tab back (the serializer).
 import * as vscode from 'vscode';
-import type { CompareReport, LintFinding, Method, Result, WeightsReport } from '../../../web/src/protocol/messages';
+import type { ActivationsReport, CompareReport, LintFinding, Method, Result, WeightsReport } from '../../../web/src/protocol/messages';
 import type { ExtensionEnv } from '../env';
 import { htmlReport, type FullReport } from '../../../web/src/export/html_report';
 import { csvReport, jsonReport } from '../export/reports';
@@ -22,6 +22,7 @@ export class ComparePanel {
   private report: CompareReport | null = null;
   private version = '';
   private weights: WeightsReport | null = null;
+  private activations: ActivationsReport | null = null;
   /** After a Swap: the float file the core had chosen, to say so if it chooses it again. */
   private swappedFrom: string | null = null;
 
@@ -87,6 +88,7 @@ export class ComparePanel {
       const opened = result as Result<'open'>;
       this.report = opened.report;
       this.version = opened.version;
+      this.activations = null;
       this.panel.title = `${opened.report.float.file} ↔ ${opened.report.quant.file}`;
       if (this.swappedFrom !== null && opened.report.float.file === this.swappedFrom) {
         void vscode.window.showInformationMessage(`${opened.report.quant.file} stays the quantized model: the core tells float from quantized by ` +
@@ -95,6 +97,9 @@ export class ComparePanel {
       this.swappedFrom = null;
     } else if (method === 'weights') {
       this.weights = result as Result<'weights'>;
+    } else if (method === 'activations') {
+      // The last activation comparison of this pair goes into the JSON export.
+      this.activations = JSON.parse((result as Result<'activations'>).text) as ActivationsReport;
     }
     this.showStatus();
   }
@@ -106,7 +111,7 @@ export class ComparePanel {
     // With every layer's detail (histograms, series): the page's table keeps only the summary.
     const weights = await this.session.dispatcher.call('weights', { bins: settings.histogramBins, detail: true });
     const lint: LintFinding[] = await this.session.dispatcher.call('lint', {});
-    return { report: this.report, weights, lint };
+    return { report: this.report, weights, lint, activations: this.activations };
   }
 
   async export(kind: 'json' | 'csv' | 'html'): Promise<void> {

@@ -41,7 +41,7 @@ export class NodeCoreConnection implements CoreConnection {
   }
 
   request<M extends Method>(method: M, params: Params<M>, options: RequestOptions = {}): PendingRequest<Result<M>> {
-    const { id, promise } = this.pending.add<Result<M>>(options);
+    const { id, promise } = this.pending.add<Result<M>>(options, method);
     this.worker.postMessage({ type: 'request', id, method, params } as ToCore, options.transfer ?? []);
     return { id, promise };
   }

@@ -18,7 +18,7 @@ export class VsCodeConnection implements CoreConnection {
 
   /** Nothing is transferred: the page never sends model bytes (the host reads the files). */
   request<M extends Method>(method: M, params: Params<M>, options: RequestOptions = {}): PendingRequest<Result<M>> {
-    const { id, promise } = this.pending.add<Result<M>>(options);
+    const { id, promise } = this.pending.add<Result<M>>(options, method);
     vscodeApi().postMessage({ type: 'request', id, method, params } as FromWebviewRequest);
     return { id, promise };
   }

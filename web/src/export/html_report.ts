@@ -2,13 +2,15 @@
 // Code extension (its export command): one file that opens offline. Every model string enters it
 // escaped, and it carries a Content-Security-Policy that allows no script at all (only its own
 // inline styles), so whatever a model's names hold, opening the report runs nothing.
-import type { CompareReport, LintFinding, WeightLayer, WeightsReport } from '../protocol/messages';
+import type { ActivationsReport, CompareReport, LintFinding, WeightLayer, WeightsReport } from '../protocol/messages';
 import { COLUMNS } from '../ui/layer_table';
 
 export interface FullReport {
   report: CompareReport;
   weights: WeightsReport;
   lint: LintFinding[];
+  /** The pair's activation comparison, when one has run. */
+  activations?: ActivationsReport | null;
 }
 
 /** Below this SQNR (dB) a layer is damaged (the extension's setting, the page's heat overlay). */

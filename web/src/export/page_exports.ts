@@ -4,11 +4,12 @@
 import { uiHost } from '../host';
 import { SIDES, type Side } from '../model/comparison';
 import type { CoreConnection } from '../protocol/connection';
-import type { CompareReport, LintFinding, WeightsReport } from '../protocol/messages';
+import type { ActivationsReport, CompareReport, LintFinding, WeightsReport } from '../protocol/messages';
 import { download } from '../ui/dom';
 import type { GraphView } from '../ui/graph_view';
 import { damagedSqnrDb } from '../ui/overlays';
 import { htmlReport } from './html_report';
+import { reportJson } from './report_json';
 import { viewsPng } from './png';
 import { graphsSvg, pageChrome } from './svg';
 
@@ -18,6 +19,8 @@ export interface ExportState {
   /** The table's weights report (summaries) and the lint, once analysed. */
   weights: WeightsReport | null;
   lint: LintFinding[] | null;
+  /** The activation comparison of the pair, once one ran. */
+  activations: ActivationsReport | null;
   coreVersion: string;
   /** The overlay shown, for the images' title lines. */
   overlayTitle: string;
@@ -29,14 +32,14 @@ export interface ExportState {
 export class PageExports {
   constructor(private readonly core: CoreConnection, private readonly state: () => ExportState | null) {}
 
-  /** The full compare report, as `visualquant compare --json` writes it: alignment, weights, lint. */
+  /** The full compare report, as `visualquant compare --json` writes it: alignment, weights, lint (and the activations, once run). */
   async json(): Promise<void> {
     const s = this.state();
     if (!s?.weights || !s.lint) return;
     // The table keeps only the summary; the report has every layer's detail.
     const bins = uiHost()?.options?.bins;
     const weights = await this.core.request('weights', bins ? { bins, detail: true } : { detail: true }).promise;
-    download(`${baseName(s)}-compare.json`, `${JSON.stringify({ ...s.report, weights, lint: s.lint }, null, 2)}\n`, 'application/json');
+    download(`${baseName(s)}-compare.json`, reportJson({ report: s.report, weights, lint: s.lint, activations: s.activations }), 'application/json');
   }
 
   csv(): void {

@@ -1,7 +1,8 @@
 // What the UI derives from the core's reports, without any DOM: which drawn node belongs to which
 // mapping entry, its counterparts on the other side, its match status, weight error and precision.
+import type { ActivationIndex } from './activations';
 import type {
-  CompareReport, InvalidWeightLayer, LayoutLabelsReport, LayoutModelNode, LayoutPairReport, LayoutReport, LintFinding, LogicalOp, MappingEntry,
+  ActivationPoint, CompareReport, InvalidWeightLayer, LayoutLabelsReport, LayoutModelNode, LayoutPairReport, LayoutReport, LintFinding, LogicalOp, MappingEntry,
   WeightLayer, WeightsReport,
 } from '../protocol/messages';
 
@@ -61,6 +62,8 @@ export class Comparison {
   private layersByEntry = new Map<number, WeightLayer>();
   private invalidByEntry = new Map<number, InvalidWeightLayer>();
   private lintByNode = new Map<string, LintFinding[]>();
+  /** The last activation comparison of this pair, if one ran. */
+  activations: ActivationIndex | null = null;
 
   constructor(readonly report: CompareReport, readonly layout: LayoutPairReport, private readonly nodeGroups: NodeGroups | null = null) {
     this.entryOfId = { float: new Map(), quant: new Map() };
@@ -174,6 +177,11 @@ export class Comparison {
     if (info.side !== 'quant') return [];
     const ids = info.logicalOp ? info.logicalOp.nodes : [info.node.id];
     return ids.flatMap((id) => this.lintByNode.get(id) ?? []);
+  }
+
+  /** The compared tensor of a node's entry, from the activation comparison, if it ran and compared one. */
+  activationPoint(info: NodeInfo): ActivationPoint | null {
+    return this.activations?.point(info.entry) ?? null;
   }
 
   fusionOf(entryIndex: number | null) {

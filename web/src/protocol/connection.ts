@@ -1,6 +1,6 @@
 // What the UI knows of the core: a CoreConnection. The Web Worker transport implements it here; the
 // VS Code extension host will implement it over its webview messages.
-import type { CoreError, FromCore, Method, Params, ProgressMessage, Result } from './messages';
+import { BACKGROUND, type CoreError, type FromCore, type Method, type Params, type ProgressMessage, type Result } from './messages';
 
 export interface RequestOptions {
   onProgress?: (progress: ProgressMessage) => void;
@@ -16,7 +16,10 @@ export interface PendingRequest<T> {
 export interface CoreConnection {
   /** Sends a request; the promise rejects with a CoreRequestError. */
   request<M extends Method>(method: M, params: Params<M>, options?: RequestOptions): PendingRequest<Result<M>>;
-  /** Cancels a request: it rejects with code 'cancelled'. Cancelling a running request may reset the core (open pair lost). */
+  /**
+   * Cancels a request: it rejects with code 'cancelled'. Cancelling a running request may reset the
+   * core (open pair lost), except a BACKGROUND one, which ends after its current step.
+   */
   cancel(id: number): void;
   /** Goes up when the core was reset (a running request cancelled, or its instance failed): models must be opened again. */
   readonly generation: number;
@@ -37,12 +40,15 @@ export class CoreRequestError extends Error implements CoreError {
 /** Book-keeping shared by transports: ids, pending promises, progress callbacks. */
 export class PendingTable {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: CoreRequestError) => void; options: RequestOptions }>();
+  private readonly pending = new Map<number, {
+    resolve: (v: unknown) => void; reject: (e: CoreRequestError) => void; options: RequestOptions; background: boolean;
+  }>();
 
-  add<T>(options: RequestOptions): { id: number; promise: Promise<T> } {
+  add<T>(options: RequestOptions, method?: Method): { id: number; promise: Promise<T> } {
     const id = this.nextId++;
+    const background = method !== undefined && BACKGROUND.has(method);
     const promise = new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, options });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, options, background });
     });
     return { id, promise };
   }
@@ -51,9 +57,10 @@ export class PendingTable {
     return this.pending.has(id);
   }
 
-  /** The id of the oldest request still pending (Maps keep insertion order). */
+  /** The id of the oldest request still pending that is not a BACKGROUND one (Maps keep insertion order). */
   oldest(): number | undefined {
-    return this.pending.keys().next().value;
+    for (const [id, p] of this.pending) if (!p.background) return id;
+    return undefined;
   }
 
   progress(message: ProgressMessage): void {
@@ -83,13 +90,14 @@ export class PendingTable {
   }
 
   /**
-   * Cancels a request of a core that answers in order: one still waiting is dropped by the core
-   * (`drop`); the running one, the oldest, can only be ended with the core (`restart`), which fails
-   * every pending request. True when the core was restarted.
+   * Cancels a request of a core that answers in order: one still waiting, or a BACKGROUND one, is
+   * dropped or ended by the core (`drop`); the running one, the oldest of the others, can only be
+   * ended with the core (`restart`), which fails every pending request. True when the core was restarted.
    */
   cancelInOrder(id: number, drop: () => void, restart: () => void): boolean {
     if (!this.has(id)) return false;
-    if (id !== this.oldest()) {
+    // A background request, running or waiting, ends when the core is told: never by a restart.
+    if (this.pending.get(id)!.background || id !== this.oldest()) {
       drop();
       return false;
     }

@@ -3,12 +3,12 @@
 // another. Every message is plain structured-cloneable data: file bytes travel as ArrayBuffers,
 // transferred, never copied; large results as JSON text.
 import type {
-  CompareReport, InspectReport, LayoutLabelsReport, LayoutPairReport, LayoutReport, LintFinding, NodeReport, VisualQuantErrorCode, WeightLayer,
+  CompareReport, InspectReport, InspectValue, LayoutLabelsReport, LayoutPairReport, LayoutReport, LintFinding, NodeReport, VisualQuantErrorCode, WeightLayer,
   WeightsReport,
 } from 'visualquant-core';
 
 export type {
-  CompareReport, InspectReport, LayoutLabelsReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode,
+  ActivationError, ActivationPoint, ActivationsReport, InspectValue, CompareReport, InspectReport, LayoutLabelsReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode,
   LabelledGroup, LabelledNode, LintFinding,
   LogicalOp, MappingEntry, MappingKind, FusionGroup, NodeAttribute, NodeInput, NodeOutput, NodeReport, NodeTensorSummary,
   TensorQuantization, WeightLayer, WeightsReport, InvalidWeightLayer, QuantParamViolation,
@@ -77,7 +77,37 @@ export interface CoreMethods {
   node: { params: { nodeId: string; side?: 'float' | 'quant' }; result: NodeReport };
   /** The quantization lint's findings. */
   lint: { params: Record<string, never>; result: LintFinding[] };
+  /** The open pair's float model inputs as declared: what input files bind to, which dims need a value. */
+  activationInputs: { params: Record<string, never>; result: InspectValue[] };
+  /**
+   * Runs both models of the open pair on the same inputs with ONNX Runtime (onnxruntime-web, in the
+   * core's thread) and compares every aligned tensor: the activations report. It runs in the
+   * background (BACKGROUND): other requests are answered between its runs, and cancelling it ends
+   * it after the run in progress, without restarting the core. Opening other models cancels it.
+   */
+  activations: { params: ActivationParams; result: { text: string } };
 }
+
+/** What an activation comparison is asked with (the command line's flags). */
+export interface ActivationParams {
+  /** The input files (.npy or TensorProto .pb), each bound to an input by `bindings`. */
+  files: FilePayload[];
+  /** NAME=FILE per file, as on the command line; name '' for the model's only input. None: synthetic inputs. */
+  bindings: { name: string; file: string }[];
+  /** Values of symbolic dimensions, by symbol or 'INPUT:POSITION'. */
+  dims?: Record<string, number>;
+  /** Synthetic samples and their seed (without files). */
+  samples?: number;
+  seed?: number;
+  /** The local-error runs (default true). */
+  local?: boolean;
+}
+
+/**
+ * Requests the core runs in the background: between their steps it answers the others, so the
+ * oldest request pending is not necessarily the one running, and a cancel ends them cooperatively.
+ */
+export const BACKGROUND: ReadonlySet<Method> = new Set<Method>(['activations']);
 
 export type Method = keyof CoreMethods;
 export type Params<M extends Method> = CoreMethods[M]['params'];
@@ -100,7 +130,10 @@ export interface CoreError {
 
 // ---- UI -> core ----------------------------------------------------------------------------------
 export type RequestMessage = { [M in Method]: { type: 'request'; id: number; method: M; params: Params<M> } }[Method];
-/** Asks the core to drop a request it has not started; a request already running is ended by the transport. */
+/**
+ * Asks the core to drop a request it has not started, or to end a BACKGROUND one after its current
+ * step; any other request already running is ended by the transport.
+ */
 export interface CancelMessage {
   type: 'cancel';
   id: number;
@@ -108,7 +141,7 @@ export interface CancelMessage {
 export type ToCore = RequestMessage | CancelMessage;
 
 // ---- core -> UI ----------------------------------------------------------------------------------
-export type ProgressStage = 'starting' | 'reading' | 'loading' | 'aligning' | 'layout' | 'weights' | 'lint';
+export type ProgressStage = 'starting' | 'reading' | 'loading' | 'aligning' | 'layout' | 'weights' | 'lint' | 'activations';
 export interface ProgressMessage {
   type: 'progress';
   id: number;

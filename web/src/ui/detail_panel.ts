@@ -1,7 +1,8 @@
 // The detail panel of the selected node: what it is, what it matched and why, how it is quantized,
 // lint findings, and for weighted ops the weight analysis with charts (asked of the core lazily).
 import { other, type Comparison, type NodeInfo, type Side } from '../model/comparison';
-import type { NodeReport, TensorQuantization, WeightLayer } from '../protocol/messages';
+import { pointFacts } from '../activations/point_detail';
+import type { ActivationPoint, NodeReport, TensorQuantization, WeightLayer } from '../protocol/messages';
 import { el, fmt } from './dom';
 import { NodeReportCache, nodeDetailBox } from './node_detail_view';
 
@@ -16,6 +17,8 @@ export interface DetailActions {
   loadNode(side: Side, id: string): Promise<NodeReport>;
   /** Plots per-channel scales and zero points along the channel axis into `host`. */
   plotQuantParams(q: TensorQuantization, host: HTMLElement): void;
+  /** Draws one compared tensor's charts (values, per-channel error) into `host`. */
+  plotActivation(point: ActivationPoint, host: HTMLElement): void;
 }
 
 /** At most this many counterpart nodes get their detail shown (a fusion may hold many). */
@@ -80,6 +83,7 @@ export class DetailPanel {
         ]),
         el('h4', { text: 'Why matched' }),
         el('ul', { class: 'evidence', attrs: { 'data-field': 'evidence' } }, ...entry.evidence.map((e) => el('li', { text: e })))));
+      parts.push(this.activationSection(info, comparison));
       weights = this.weightsSection(info, comparison, counterparts);
       parts.push(weights?.section ?? null);
       const fusion = comparison.fusionOf(info.entry);
@@ -154,6 +158,20 @@ export class DetailPanel {
     const boxes = ops.map(({ side, node }) => nodeDetailBox(SIDE_TITLE[side], { 'data-side': side, 'data-node': node.id },
       cache!.get(`${side} ${node.id}`, () => this.actions.loadNode(side, node.id))));
     return section('Model node', ...boxes);
+  }
+
+  /** The entry's compared tensor, once an activation comparison ran: its figures, then its charts (lazily). */
+  private activationSection(info: NodeInfo, comparison: Comparison): HTMLElement | null {
+    const index = comparison.activations;
+    if (!index) return null;
+    const point = comparison.activationPoint(info);
+    if (!point) {
+      const reason = index.reason(info.entry);
+      return section('Activations', el('p', { class: 'muted', attrs: { 'data-field': 'activation' }, text: reason ? `Not compared: ${reason}.` : 'Not compared: no tensor of this entry exists in both models.' }));
+    }
+    const charts = el('div', { class: 'charts', attrs: { 'data-field': 'activation-charts' } });
+    this.actions.plotActivation(point, charts);
+    return section('Activations', pointFacts(point, index.synthetic, index.report.inputs.samples.length), charts);
   }
 
   /** For weighted ops: the summary from the weights report, and a place for the charts (filled lazily). */

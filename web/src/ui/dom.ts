@@ -42,3 +42,24 @@ export function download(name: string, data: string | Blob, type: string): void 
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
+
+/**
+ * Row activation for a table body: a click on a row, or Enter or Space on a focused one, calls
+ * `activate` with the row's item. One listener each, for every row drawn now or later.
+ */
+export function onRowActivate<T>(tbody: HTMLElement, itemOf: (row: HTMLTableRowElement) => T | null | undefined, activate: (item: T) => void): void {
+  const find = (e: Event) => {
+    const row = (e.target as Element).closest<HTMLTableRowElement>('tr');
+    return row && tbody.contains(row) ? itemOf(row) ?? null : null;
+  };
+  tbody.addEventListener('click', (e) => {
+    const item = find(e);
+    if (item !== null) activate(item);
+  });
+  tbody.addEventListener('keydown', (e) => {
+    const item = e.key === 'Enter' || e.key === ' ' ? find(e) : null;
+    if (item === null) return;
+    e.preventDefault();
+    activate(item);
+  });
+}

@@ -2,7 +2,7 @@
 // filterable by name or op type. Clicking a row selects the layer's nodes in both graphs.
 import type { WeightLayer } from '../protocol/messages';
 import { csvCell } from '../export/csv_cell';
-import { el, fmt } from './dom';
+import { el, fmt, onRowActivate } from './dom';
 
 interface Column {
   key: string;
@@ -73,22 +73,10 @@ export class LayerTable {
       tr.append(th);
     }
     table.replaceChildren(el('thead', {}, tr), (this.tbody = el('tbody')));
-    // One listener each for every row, drawn now or later.
-    const layerOf = (e: Event) => {
-      const row = (e.target as Element).closest<HTMLTableRowElement>('tr[data-entry]');
-      const at = row ? this.positionOf.get(Number(row.dataset.entry)) : undefined;
+    onRowActivate(this.tbody, (row) => {
+      const at = row.dataset.entry ? this.positionOf.get(Number(row.dataset.entry)) : undefined;
       return at === undefined ? null : this.shown[at];
-    };
-    this.tbody.addEventListener('click', (e) => {
-      const layer = layerOf(e);
-      if (layer) this.onSelect(layer);
-    });
-    this.tbody.addEventListener('keydown', (e) => {
-      const layer = e.key === 'Enter' || e.key === ' ' ? layerOf(e) : null;
-      if (!layer) return;
-      e.preventDefault();
-      this.onSelect(layer);
-    });
+    }, (layer) => this.onSelect(layer));
     this.scroller = table.parentElement ?? table;
     const later = () => {
       if (this.windowed() && !this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.drawRows(); });

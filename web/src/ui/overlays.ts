@@ -1,9 +1,10 @@
 // The overlays: how each drawn node is coloured, and the legend that explains it. Colours are
 // picked per theme; labels get black or white text by the fill's luminance.
 import { MATCH_STATUSES, type Comparison, type NodeInfo } from '../model/comparison';
+import type { ActivationPoint } from '../protocol/messages';
 import type { NodePaint } from './graph_view';
 
-export type OverlayName = 'status' | 'heat' | 'precision' | 'lint';
+export type OverlayName = 'status' | 'heat' | 'activations' | 'activations-local' | 'precision' | 'lint';
 export type ThemeName = 'light' | 'dark';
 
 export interface LegendItem {
@@ -59,6 +60,36 @@ export function damagedSqnrDb(): number {
   return HEAT_BINS[2].min;
 }
 
+/**
+ * Activation error bins (dB): lower than the weights' because an activation carries the error of
+ * every layer before it (a whole int8 network's output is typically 15-35 dB).
+ */
+const ACTIVATION_BINS: Array<{ key: string; label: string; min: number; color: { light: string; dark: string } }> = [
+  { key: 'act-40', label: '≥ 40 dB', min: 40, color: pick('#b9e0c0', '#2d6a3a') },
+  { key: 'act-30', label: '30–40 dB', min: 30, color: pick('#dcebb0', '#55692a') },
+  { key: 'act-20', label: '20–30 dB', min: 20, color: pick('#f7e3a1', '#7a6420') },
+  { key: 'act-10', label: '10–20 dB', min: 10, color: pick('#f6c08d', '#8a4f1c') },
+  { key: 'act-0', label: '< 10 dB', min: -Infinity, color: pick('#ef8f8f', '#9c2a2a') },
+];
+
+/** The overlay of one activation figure: `figure` reads it from a node's compared point (null: no error). */
+function activationOverlay(name: OverlayName, title: string, figure: (p: ActivationPoint) => number | null | undefined): Overlay {
+  return {
+    name,
+    title,
+    keyOf: (info, c) => {
+      if (!c.activations) return 'not-run';
+      const p = c.activationPoint(info);
+      const v = p ? figure(p) : undefined;
+      if (v === undefined) return 'none';
+      if (v === null) return 'act-40';  // equal tensors: no error at all
+      return ACTIVATION_BINS.find((b) => v >= b.min)!.key;
+    },
+    legend: (t) => [...ACTIVATION_BINS.map((b) => ({ key: b.key, label: b.label, color: b.color[t] })),
+      { key: 'none', label: 'not compared', color: NEUTRAL[t] }],
+  };
+}
+
 const PRECISION_COLORS: Record<string, { light: string; dark: string }> = {
   float32: pick('#dfe6ee', '#3d4756'),
   float16: pick('#cfe0f5', '#2f4d74'),
@@ -94,6 +125,9 @@ export const OVERLAYS: Record<OverlayName, Overlay> = {
     legend: (t) => [...HEAT_BINS.map((b) => ({ key: b.key, label: b.label, color: b.color[t] })),
       { key: 'none', label: 'no quantized weight', color: NEUTRAL[t] }],
   },
+  activations: activationOverlay('activations', 'Activation error (SQNR, accumulated)', (p) => p.accumulated.sqnr_db),
+  // Where the error is born: each op fed the float model's values at its inputs (the local run).
+  'activations-local': activationOverlay('activations-local', 'Activation error made here (local SQNR)', (p) => (p.local ? p.local.sqnr_db : undefined)),
   precision: {
     name: 'precision',
     title: 'Precision',

@@ -2,40 +2,8 @@
 // dequantised histograms on shared bins, the integer codes used, and per output channel the error
 // (SQNR) and the quantization step and zero point. A quantile table follows.
 import type { TensorQuantization, WeightLayer } from '../protocol/messages';
+import { chart, loadUPlot, palette } from './charts';
 import { el, fmt } from './dom';
-
-const importUPlot = () => import('uplot').then((m) => m.default);
-type UPlot = Awaited<ReturnType<typeof importUPlot>>;
-type Series = import('uplot').Series;
-let uplot: Promise<UPlot> | null = null;
-const loadUPlot = () => (uplot ??= importUPlot());
-
-interface Palette { text: string; grid: string; float: string; quant: string; error: string }
-
-function palette(host: HTMLElement): Palette {
-  const css = getComputedStyle(host);
-  const v = (n: string) => css.getPropertyValue(n).trim();
-  return { text: v('--text-muted'), grid: v('--grid'), float: v('--chart-float'), quant: v('--chart-quant'), error: v('--chart-error') };
-}
-
-/** One chart in a captioned figure: x values, then one data array per series. */
-function chart(uPlot: UPlot, host: HTMLElement, c: Palette, spec: {
-  name: string; caption: string; xLabel: string; yLabel: string; height: number; fromZero?: boolean;
-  x: number[]; series: Array<Series & { data: Array<number | null> }>;
-}): void {
-  const figure = el('figure', { class: 'chart', attrs: { 'data-chart': spec.name } }, el('figcaption', { text: spec.caption }));
-  host.append(figure);
-  const axis = { stroke: c.text, grid: { stroke: c.grid, width: 1 }, ticks: { stroke: c.grid, width: 1 }, font: '11px system-ui, sans-serif',
-    labelFont: '11px system-ui, sans-serif', labelSize: 16 };
-  new uPlot({
-    width: Math.max(Math.floor(host.getBoundingClientRect().width) - 4, 240),
-    height: spec.height,
-    scales: { x: { time: false }, ...(spec.fromZero ? { y: { range: (_u: unknown, _min: number, max: number) => [0, max * 1.05 || 1] as [number, number] } } : {}) },
-    axes: [{ ...axis, label: spec.xLabel }, { ...axis, label: spec.yLabel, size: 52 }],
-    cursor: { drag: { x: false, y: false } },
-    series: [{ label: spec.xLabel, value: (_u: unknown, v: number | null) => fmt(v) }, ...spec.series.map(({ data: _data, ...s }) => ({ points: { show: false }, ...s }))],
-  }, [spec.x, ...spec.series.map((s) => s.data)], figure);
-}
 
 /**
  * A per-channel weight's scales and zero points as the compare report lists them, along the channel

@@ -5,15 +5,20 @@
 // Results go back as the core's JSON text, parsed by the receiver (protocol/connection.ts): a string
 // crosses to the page as one copy, where a parsed 20,000-node report is cloned object by object, and
 // this thread does not parse it first.
+// An activation comparison runs in the background (messages.ts, BACKGROUND): between its model
+// runs the other requests are answered, a cancel ends it after the run in progress, and opening
+// other models ends it first (it reads the open pair).
 // A request on which the wasm instance fails (not with the core's own error: a trap, a stack
 // overflow) gets an error with `restarted`, and the instance is replaced (live_core.ts): what it had
 // open is dropped, and the next request runs on a fresh one.
 import { VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison } from 'visualquant-core';
 import {
-  isReference, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type Params, type ProgressMessage, type RequestMessage,
+  BACKGROUND, isReference, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type Params, type ProgressMessage, type RequestMessage,
   type Result, type ToCore,
 } from '../protocol/messages';
+import { runActivationJob } from './activation_job';
 import { LiveCore } from './live_core';
+import { resetOrt } from './ort_engine';
 import { warmUpUntilRequested } from './warm_up';
 
 interface OpenPair {
@@ -35,6 +40,8 @@ let pair: OpenPair | null = null;
 let model: { name: string; views: ModelLayoutViews } | null = null;
 const queue: RequestMessage[] = [];
 let draining = false;
+/** The background request running (an activation comparison), if any. */
+let background: { id: number; abort: AbortController; done: Promise<void> } | null = null;
 /** A request has come: the idle warm-up (warm_up.ts) is over. */
 let requested = false;
 
@@ -107,7 +114,7 @@ function externalOf(external: FileSource[]): Record<string, Uint8Array> {
 
 /** JSON text of a method's result. */
 type JsonOf<_R> = string;
-type Handler<M extends Method> = (params: Params<M>, id: number) => JsonOf<Result<M>>;
+type Handler<M extends Method> = (params: Params<M>, id: number, signal: AbortSignal) => JsonOf<Result<M>> | Promise<JsonOf<Result<M>>>;
 
 /** `{"<key>": <the core's JSON text>, "version": "<version>"}` without parsing the text. */
 const withVersion = (key: string, text: string, version: string) => `{"${key}":${text.trimEnd()},"version":${JSON.stringify(version)}}`;
@@ -175,21 +182,46 @@ const handlers: { [M in Method]: Handler<M> } = {
   node({ nodeId, side }) {
     return side ? requirePair().comparison.node(side, nodeId) : requireModel().views.node(nodeId);
   },
+  activationInputs() {
+    return requirePair().comparison.activationInputs();
+  },
+  async activations(params, id, signal) {
+    const text = await runActivationJob(requirePair().comparison, params, signal, (detail, fraction) => progress(id, 'activations', detail, fraction));
+    return JSON.stringify({ text });  // kept as written: the page saves these bytes
+  },
 };
 
-function run(message: RequestMessage) {
+async function run(message: RequestMessage, signal: AbortSignal = new AbortController().signal) {
   try {
     const handler = handlers[message.method] as Handler<Method>;
-    const json = handler(message.params, message.id);
+    const json = await handler(message.params, message.id, signal);
     post({ type: 'json-result', id: message.id, method: message.method, json });
   } catch (e) {
     if (!(e instanceof VisualQuantInstanceFailure)) {
-      post({ type: 'error', id: message.id, error: errorOf(e) });
+      const error = errorOf(e);
+      // ONNX Runtime's own wasm instance may be what failed: the next comparison gets a fresh one.
+      if (error.code === 'runtime_failure') resetOrt();
+      post({ type: 'error', id: message.id, error });
       return;
     }
     post({ type: 'error', id: message.id, error: failureError(e, message) });
     replaceCore();
   }
+}
+
+/** Starts a background request: drain goes on with the others meanwhile. */
+function startBackground(message: RequestMessage) {
+  if (background) {
+    post({ type: 'error', id: message.id, error: { code: 'usage', message: 'an activation comparison is already running: cancel it first' } });
+    return;
+  }
+  const abort = new AbortController();
+  const job = { id: message.id, abort, done: Promise.resolve() };
+  background = job;
+  job.done = run(message, abort.signal).finally(() => {
+    if (background === job) background = null;
+    drain();
+  });
 }
 
 function drain() {
@@ -201,19 +233,40 @@ function drain() {
     replaceCore();
     return;
   }
+  if (background && (queue[0].method === 'open' || queue[0].method === 'openModel')) {
+    // The running comparison reads the open pair: it ends (after its current run) before the pair is replaced.
+    background.abort.abort();
+    draining = true;
+    void background.done.then(() => {
+      draining = false;
+      drain();
+    });
+    return;
+  }
   const next = queue.shift()!;
   draining = true;
   // One request per task: messages (cancels) that arrived meanwhile are handled before the next one.
   setTimeout(() => {
-    run(next);
-    draining = false;
-    drain();
+    if (BACKGROUND.has(next.method)) {
+      startBackground(next);
+      draining = false;
+      drain();
+      return;
+    }
+    void run(next).finally(() => {
+      draining = false;
+      drain();
+    });
   }, 0);
 }
 
 scope.onmessage = (event) => {
   const message = event.data;
   if (message.type === 'cancel') {
+    if (background?.id === message.id) {
+      background.abort.abort();  // it ends with 'cancelled' after the run in progress
+      return;
+    }
     const at = queue.findIndex((m) => m.id === message.id);
     if (at >= 0) {
       queue.splice(at, 1);

@@ -36,7 +36,7 @@ export class WorkerConnection implements CoreConnection {
   }
 
   request<M extends Method>(method: M, params: Params<M>, options: RequestOptions = {}): PendingRequest<Result<M>> {
-    const { id, promise } = this.pending.add<Result<M>>(options);
+    const { id, promise } = this.pending.add<Result<M>>(options, method);
     const message = { type: 'request', id, method, params } as ToCore;
     this.worker.postMessage(message, options.transfer ?? []);
     return { id, promise };

@@ -1,0 +1,143 @@
+// The compared tensors of an activation comparison as a table: worst accumulated error first by
+// default (the header says so), sortable by any column; clicking a row selects its ops in both
+// graphs. The weight SQNR of the same entry sits beside the activation figures, so that a layer
+// whose weights are fine but whose output is not reads at a glance.
+import { csvCell } from '../export/csv_cell';
+import type { ActivationPoint, WeightLayer } from '../protocol/messages';
+import { el, fmt, onRowActivate } from '../ui/dom';
+
+interface Column {
+  key: string;
+  title: string;
+  /** What the column measures, as the header's tooltip. */
+  help: string;
+  value(p: ActivationPoint, weights: Map<number, WeightLayer>): string | number | null;
+  numeric?: boolean;
+  /** Larger is worse: the first click sorts from the largest. */
+  worseHigh?: boolean;
+  format?(v: number | null): string;
+}
+
+const db = (v: number | null) => (v === null ? '∞' : v.toFixed(1));
+const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(v > 0 && v < 0.001 ? 3 : 1)} %`);
+const nodes = (ids: string[]) => ids.join(' + ');
+
+export const POINT_COLUMNS: Column[] = [
+  { key: 'order', title: 'Depth', help: "Position in the quantized model's order (inputs first)", value: (p) => p.point, numeric: true, format: (v) => String(v) },
+  { key: 'float', title: 'Float ops', help: 'The float op(s) whose output is compared', value: (p) => nodes(p.float_nodes) },
+  { key: 'quant', title: 'Quantized ops', help: 'The quantized op(s) whose output is compared', value: (p) => nodes(p.quant_nodes) },
+  { key: 'sqnr', title: 'SQNR dB', help: 'Accumulated error: the quantized model against the float model at this tensor (higher is better; ∞: equal)',
+    value: (p) => p.accumulated.sqnr_db, numeric: true, format: db },
+  { key: 'local', title: 'Local dB', help: "Error made here: this op fed the float model's values at its inputs (higher is better)",
+    value: (p) => (p.local ? p.local.sqnr_db : null), numeric: true, format: (v) => (v === null ? '–' : db(v)) },
+  { key: 'drop', title: 'Drop dB', help: 'How much lower the SQNR is here than at the worst of its compared inputs', value: (p) => p.sqnr_drop_db,
+    numeric: true, worseHigh: true, format: (v) => (v === null ? '–' : v.toFixed(1)) },
+  { key: 'cosine', title: 'Cosine', help: 'Cosine similarity of the two tensors', value: (p) => p.accumulated.cosine, numeric: true, format: (v) => (v === null ? '–' : v.toFixed(5)) },
+  { key: 'max_abs', title: 'Max |err|', help: 'Largest absolute difference', value: (p) => p.accumulated.max_abs, numeric: true, worseHigh: true, format: (v) => fmt(v) },
+  { key: 'steps', title: 'Steps', help: "RMS error in steps of the output quantizer (pure rounding is 0.29)", value: (p) => p.accumulated.rmse_steps,
+    numeric: true, worseHigh: true, format: (v) => fmt(v) },
+  { key: 'clipped', title: 'Clipped', help: "Share of the float model's values beyond the output quantizer's range",
+    value: (p) => p.accumulated.clipped_fraction ?? null, numeric: true, worseHigh: true, format: pct },
+  { key: 'weight', title: 'Weight dB', help: "The weight SQNR of the same op (the layer table's)",
+    value: (p, w) => weightOf(p, w)?.error.sqnr_db ?? null, numeric: true, format: (v) => (v === null ? '–' : v.toFixed(1)) },
+  { key: 'verdict', title: 'Verdict', help: 'What the figures show, in words', value: (p) => p.verdict },
+];
+
+function weightOf(p: ActivationPoint, weights: Map<number, WeightLayer>): WeightLayer | undefined {
+  for (const e of p.entries) {
+    const w = weights.get(e);
+    if (w) return w;
+  }
+  return undefined;
+}
+
+const ORDER_WORDS: Record<string, string> = { sqnr: 'worst accumulated error first', order: 'in graph order, inputs first', local: 'worst error made here first' };
+
+export class PointTable {
+  private points: ActivationPoint[] = [];
+  private weights = new Map<number, WeightLayer>();
+  private sortKey = 'sqnr';
+  private ascending = true;
+  private selected: number | null = null;
+  private readonly tbody: HTMLTableSectionElement;
+  private readonly headers = new Map<string, HTMLTableCellElement>();
+
+  constructor(table: HTMLTableElement, private readonly caption: HTMLElement, private readonly onSelect: (p: ActivationPoint) => void) {
+    const tr = el('tr');
+    for (const c of POINT_COLUMNS) {
+      const button = el('button', { class: 'sort', text: c.title, title: c.help, attrs: { type: 'button', 'data-sort': c.key } });
+      button.addEventListener('click', () => this.sortBy(c.key));
+      const th = el('th', { class: c.numeric ? 'num' : '', attrs: { scope: 'col', 'aria-sort': 'none' } }, button);
+      this.headers.set(c.key, th);
+      tr.append(th);
+    }
+    table.replaceChildren(el('thead', {}, tr), (this.tbody = el('tbody')));
+    onRowActivate(this.tbody, (row) => this.points.find((p) => String(p.point) === row.dataset.point), (p) => this.onSelect(p));
+  }
+
+  setPoints(points: ActivationPoint[]): void {
+    this.points = points;
+    this.render();
+  }
+
+  setWeights(layers: WeightLayer[]): void {
+    this.weights = new Map(layers.map((l) => [l.entry, l]));
+    if (this.points.length) this.render();
+  }
+
+  sortBy(key: string): void {
+    if (this.sortKey === key) this.ascending = !this.ascending;
+    else {
+      this.sortKey = key;
+      this.ascending = !POINT_COLUMNS.find((c) => c.key === key)?.worseHigh;
+    }
+    this.render();
+  }
+
+  /** Marks the row of the point holding `entry` (the graphs' selection). */
+  select(entry: number | null): void {
+    this.selected = entry;
+    for (const row of this.tbody.rows) {
+      const on = entry !== null && (row.dataset.entries ?? '').split(' ').includes(String(entry));
+      row.setAttribute('aria-selected', String(on));
+      if (on) row.scrollIntoView({ block: 'nearest' });
+    }
+  }
+
+  rows(): ActivationPoint[] {
+    const column = POINT_COLUMNS.find((c) => c.key === this.sortKey)!;
+    const dir = this.ascending ? 1 : -1;
+    return this.points.slice().sort((a, b) => {
+      const va = column.value(a, this.weights), vb = column.value(b, this.weights);
+      if (va === vb) return a.point - b.point;
+      // null sorts as the best value (no error), or last in columns where it means "none".
+      if (va === null) return dir;
+      if (vb === null) return -dir;
+      return (va < vb ? -1 : 1) * dir;
+    });
+  }
+
+  toCsv(): string {
+    const lines = [POINT_COLUMNS.map((c) => csvCell(c.title)).join(',')];
+    for (const p of this.rows()) lines.push(POINT_COLUMNS.map((c) => csvCell(c.value(p, this.weights))).join(','));
+    return `${lines.join('\n')}\n`;
+  }
+
+  private render() {
+    for (const [key, th] of this.headers) th.setAttribute('aria-sort', key === this.sortKey ? (this.ascending ? 'ascending' : 'descending') : 'none');
+    const words = ORDER_WORDS[this.sortKey] ?? `by ${POINT_COLUMNS.find((c) => c.key === this.sortKey)!.title}, ${this.ascending ? 'ascending' : 'descending'}`;
+    this.caption.textContent = `${this.points.length} compared tensor${this.points.length === 1 ? '' : 's'}, ${words}`;
+    const fragment = document.createDocumentFragment();
+    for (const p of this.rows()) {
+      const tr = el('tr', { attrs: { 'data-point': String(p.point), 'data-entries': p.entries.join(' '), tabindex: '0',
+        'aria-selected': String(this.selected !== null && p.entries.includes(this.selected)) } });
+      for (const c of POINT_COLUMNS) {
+        const v = c.value(p, this.weights);
+        const text = c.format ? c.format(v as number | null) : String(v ?? '');
+        tr.append(el('td', { class: c.numeric ? 'num' : '', text, title: typeof v === 'string' ? v : undefined }));
+      }
+      fragment.append(tr);
+    }
+    this.tbody.replaceChildren(fragment);
+  }
+}

@@ -1,0 +1,33 @@
+// One activation comparison in the core's thread: the core plans every run and computes every
+// figure (OpenComparison.startActivations); the runtime bridge (runtime/web/activation_driver.mjs)
+// runs the models with onnxruntime-web, loaded on first use (ort_engine.ts).
+import type { OpenComparison } from 'visualquant-core';
+import { runActivations } from '../../../runtime/web/activation_driver.mjs';
+import type { ActivationParams } from '../protocol/messages';
+import { loadOrt } from './ort_engine';
+
+/** What a run is for, where the model's label does not say it ("the float model" runs untapped first). */
+const KIND_WORDS: Record<string, string> = { untapped: ', untapped (to check that tapping changes nothing)' };
+
+/** Runs the comparison and returns the report's JSON text; `signal` ends it between runs (ActivationsCancelled). */
+export async function runActivationJob(comparison: OpenComparison, params: ActivationParams, signal: AbortSignal,
+  progress: (detail: string, fraction?: number) => void): Promise<string> {
+  const files: Record<string, Uint8Array> = {};
+  for (const f of params.files) files[f.name] = new Uint8Array(f.bytes);
+  const options = {
+    inputs: params.bindings,
+    ...(params.dims ? { dims: params.dims } : {}),
+    ...(params.samples !== undefined ? { samples: params.samples } : {}),
+    ...(params.seed !== undefined ? { seed: params.seed } : {}),
+    ...(params.local !== undefined ? { local: params.local } : {}),
+  };
+  // The inputs are checked against the model first: a wrong file is said at once, before the engine loads.
+  const run = comparison.startActivations(options, files);
+  progress('loading ONNX Runtime (onnxruntime-web)', 0);
+  const { ort, engine } = await loadOrt();
+  return runActivations(run, {
+    ort, engine, signal,
+    onProgress: (r) => progress(`run ${r.index + 1} of ${r.runs_total}: ${r.model_label}${KIND_WORDS[r.kind] ?? ''}, sample ${r.sample + 1}`,
+      r.index / r.runs_total),
+  });
+}
