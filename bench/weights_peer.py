@@ -614,6 +614,11 @@ def analyze(f, qv, bins, col_factor=None, row_factor=None):
     channels["range_spread"] = ranges.max() / nonzero.min() if nonzero.size else 1.0
     channels.update({"float_min": fmin, "float_max": fmax, "mse": ee_r / cols, "max_abs": ae.max(1),
                      "sqnr_db": sqnr_db(ff_r, ee_r), "cosine": cosine(ff_r, qq_r, fq_r)})
+    # The worst output channel (lowest SQNR; -inf, signal-free with error, counts; NaN does not).
+    per = np.asarray(channels["sqnr_db"], dtype=np.float64)
+    valid = np.flatnonzero(~np.isnan(per))
+    channels["worst"] = ({"index": int(valid[np.argmin(per[valid])]), "sqnr_db": per[valid[np.argmin(per[valid])]]}
+                         if rows >= 2 and valid.size else None)
     if isinstance(qv, Quantized):
         c = qv.codes.astype(np.float64)
         step = qv.steps.astype(np.float64)
@@ -685,7 +690,13 @@ def rank(layers):
         share = l["parameters"] * len(layers) / total if total else 0.0
         s = l["error"]["sqnr_db"]
         l["sensitivity"] = 0.0 if s == math.inf else 10 ** (-s / 10) * share if s != -math.inf else math.inf
-    order = sorted(range(len(layers)), key=lambda i: -layers[i]["sensitivity"])  # stable: ties keep order
+    def damage(l):
+        # The lowest SQNR, of the tensor or of its worst channel; non-finite weights first.
+        if l["sensitivity"] == math.inf:
+            return -math.inf
+        worst = l["channels"].get("worst")
+        return min(l["error"]["sqnr_db"], worst["sqnr_db"] if worst else math.inf)
+    order = sorted(range(len(layers)), key=lambda i: (damage(layers[i]), -layers[i]["sensitivity"]))  # stable: ties keep order
     out = []
     for r, i in enumerate(order):
         layers[i]["rank"] = r + 1

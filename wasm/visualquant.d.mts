@@ -294,7 +294,8 @@ export interface WeightLayer {
   /** Indices are flat canonical positions: channel x elements-per-channel + element. */
   outliers: { sigmas: number; beyond_sigmas: number; beyond_clip_range: number; first_indices?: number[];
               first_clipped_indices?: number[] };
-  channels: { count: number; range_spread: number; float_min?: number[]; float_max?: number[]; mse?: number[];
+  /** worst: the output channel with the lowest SQNR (null for one channel), in both kinds of report. */
+  channels: { count: number; range_spread: number; worst: { index: number; sqnr_db: number | null } | null; float_min?: number[]; float_max?: number[]; mse?: number[];
               max_abs?: number[]; sqnr_db?: (number | null)[]; cosine?: number[]; step?: number[]; zero_point?: number[] };
   sensitivity: number;
 }
@@ -591,8 +592,8 @@ export class OpenComparison {
   startActivations(options?: ActivationOptions, inputFiles?: Record<string, Uint8Array>): ActivationRun;
   /** JSON text of the float model's inputs as declared (InspectValue[]): what input files bind to. */
   activationInputs(): string;
-  /** A copy of one side's model file as it was given (the runtime bridge loads it). */
-  fileBytes(side: 'float' | 'quantized'): Uint8Array;
+  /** A copy of one side's model file as it was given, `suffix` appended (the runtime bridge loads it). */
+  fileBytes(side: 'float' | 'quantized', suffix?: Uint8Array | null): Uint8Array;
   /** Copies of the external-data files given with the models, as onnxruntime-web's `externalData` option takes them. */
   externalData(): { path: string; data: Uint8Array }[];
   close(): void;

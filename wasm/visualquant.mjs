@@ -328,14 +328,24 @@ export class OpenComparison {
   }
 
   /**
-   * A copy of one side's model file ('float' or 'quantized'), as it was given: the runtime bridge
-   * loads it, so that the page does not keep a second copy of every model next to the core's.
+   * A copy of one side's model file ('float' or 'quantized'), as it was given, with `suffix`
+   * appended when given: the runtime bridge loads it, so that the page does not keep a second copy
+   * of every model next to the core's.
    */
-  fileBytes(side) {
+  fileBytes(side, suffix = null) {
     // Which file is which side is the alignment's finding (the files may come in either order).
     this.swapped ??= JSON.parse(this.reportText).argument_order_swapped === true;
     const first = (side === 'float') !== this.swapped;
-    return this.heapCopy(first ? this.files.first : this.files.second);
+    const file = first ? this.files.first : this.files.second;
+    if (!suffix?.byteLength) return this.heapCopy(file);
+    // With bytes appended (a tapped model's extra graph record): one copy, not a copy and a join.
+    return this.core.guarded(() => {
+      if (!this.session) throw new VisualQuantError('usage', 'this comparison was closed');
+      const out = new Uint8Array(file.size + suffix.byteLength);
+      out.set(this.core.module.HEAPU8.subarray(file.pointer, file.pointer + file.size), 0);
+      out.set(suffix, file.size);
+      return out;
+    });
   }
 
   /** Copies of the external-data files given with the models: [{path, data}], as onnxruntime-web's externalData takes them. */

@@ -136,7 +136,7 @@ std::optional<WeightComparison> compare_weight_block(const WeightDigest& f, cons
   WeightComparison out;
   out.ratio.resize(f.rows);
   std::vector<double> standard_error(f.rows);
-  double cos_sum = 0;
+  double cos_sum = 0, live_cos_sum = 0;
   out.min_cosine = 1;
   const double dof = std::max<double>(f.channel_cols, 2) - 1;
   for (std::uint64_t r = 0; r < f.rows; ++r) {
@@ -146,19 +146,37 @@ std::optional<WeightComparison> compare_weight_block(const WeightDigest& f, cons
     const double cosine = sums.cosine();
     cos_sum += cosine;
     out.min_cosine = std::min(out.min_cosine, cosine);
+    if (sums.aa > 0 && sums.bb == 0) out.zeroed.push_back(r);
+    else live_cos_sum += cosine;
     out.ratio[r] = sums.aa > 0 ? sums.ab / sums.aa : 0;
     // Least squares q = k f + e: var(k) = (residual energy / dof) / <f, f>.
     const double residual = sums.aa > 0 ? std::max(0.0, sums.bb - sums.ab * sums.ab / sums.aa) : 0;
     standard_error[r] = sums.aa > 0 ? std::sqrt(residual / dof / sums.aa) : 0;
   }
   out.mean_cosine = cos_sum / static_cast<double>(f.rows);
-  out.ratio_min = *std::min_element(out.ratio.begin(), out.ratio.end());
-  out.ratio_max = *std::max_element(out.ratio.begin(), out.ratio.end());
+  const std::size_t live = static_cast<std::size_t>(f.rows) - out.zeroed.size();
+  out.mean_cosine_live = live ? live_cos_sum / static_cast<double>(live) : 0;
+  // The factor's range over the channels that kept a weight (a zeroed channel's 0 is no factor).
+  out.ratio_min = INFINITY;
+  out.ratio_max = -INFINITY;
+  for (std::uint64_t r = 0, z = 0; r < f.rows; ++r) {
+    if (z < out.zeroed.size() && out.zeroed[z] == r) {
+      ++z;
+      continue;
+    }
+    out.ratio_min = std::min(out.ratio_min, out.ratio[r]);
+    out.ratio_max = std::max(out.ratio_max, out.ratio[r]);
+  }
+  if (out.ratio_min > out.ratio_max) out.ratio_min = out.ratio_max = 0;  // every channel zeroed
   if (f.channel_factor_known && q.channel_factor_known && f.rows > 1) {
     std::vector<double> sorted = out.ratio;
     std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
     const double median = sorted[sorted.size() / 2];
-    for (std::uint64_t r = 0; r < f.rows; ++r) {
+    for (std::uint64_t r = 0, z = 0; r < f.rows; ++r) {
+      if (z < out.zeroed.size() && out.zeroed[z] == r) {
+        ++z;
+        continue;
+      }
       const double off = std::fabs(out.ratio[r] - median);
       out.channels_off += off > 0.02 * std::fabs(median) && off > 5 * standard_error[r];
     }

@@ -58,6 +58,10 @@ struct WeightComparison {
   // tolerance would see folding everywhere.
   bool folded_factor = false;
   std::uint64_t channels_off = 0;  // channels whose factor departs beyond that noise
+  // Channels whose quantized weight is all zero where the float one is not (quantization killed
+  // them): no factor can be read there, so they count neither as folded nor against a fold.
+  std::vector<std::uint64_t> zeroed;
+  double mean_cosine_live = 0;  // mean_cosine over the other channels
 };
 
 // Per-channel comparison over the samples (same shape required).

@@ -13,6 +13,7 @@
 #include "quant/quant_forms.h"
 #include "quant/quant_param_rules.h"
 #include "quant/weight_view.h"
+#include "report/weights_report.h"
 
 namespace vq {
 namespace {
@@ -49,6 +50,7 @@ class Linter {
       equal_input_scales(op, q);
       bias(op, q);
     }
+    degenerate_channels();
     weights_left_float();
     std::stable_sort(found_.begin(), found_.end(), [](const Finding& a, const Finding& b) {
       return a.severity != b.severity ? a.severity < b.severity : a.node < b.node;
@@ -264,7 +266,83 @@ class Linter {
               " %); the kernel adds the bias on the wrong scale");
   }
 
-  // 8. Weighted ops whose weight stayed float in a model whose other weights are quantized.
+  // "3, 17, 40 (3 of 64)": at most eight indices, then how many more.
+  static std::string channel_list(const std::vector<std::uint64_t>& channels, std::uint64_t total) {
+    std::string s;
+    for (std::size_t i = 0; i < channels.size() && i < 8; ++i) s += (i ? ", " : "") + std::to_string(channels[i]);
+    if (channels.size() > 8) s += ", …";
+    return s + " (" + std::to_string(channels.size()) + " of " + std::to_string(total) + ")";
+  }
+
+  // 8. Output channels that quantization destroyed, which a tensor-wide SQNR hides: zeroed (every
+  // value 0 where the float channel is not), saturated (at least 1 %, and at least three, of the
+  // float channel's weights beyond the range its codes reach, by more than half a step: clipped),
+  // collapsed (otherwise at most three distinct codes, -1/0/+1 steps, where the float channel has
+  // more: a scale too coarse for it, the classic per-tensor case). Read on the aligned pairs the weight analysis reads, with a
+  // BatchNormalization folded into the quantized weight applied to the float one (weight_pairs).
+  void degenerate_channels() {
+    for (const WeightPair& pair : weight_pairs(c_)) {
+      const LogicalOp& o = c_.quant_graph.ops[pair.quant_op];
+      if (o.cls != "conv" && o.cls != "convtranspose" && o.cls != "matmul") continue;
+      const auto qv = op_weight_view(m_, o);
+      const auto fv = op_weight_view(c_.float_model, c_.float_graph.ops[pair.float_op]);
+      if (!qv || !fv || !qv->values.dequantized || !qv->values.codes) continue;
+      const WeightLayout& ql = qv->layout;
+      if (ql.rows < 2 || ql.cols == 0 || fv->layout.rows != ql.rows || fv->layout.cols != ql.cols) continue;
+      // Clipping is judged on the float weight as the quantizer saw it: only a per-row factor (a
+      // folded BatchNormalization) is undone here; other adjustments leave it unjudged.
+      const std::vector<double>& row_factor = pair.adjust.float_row_factor;
+      const bool judge_clipping = pair.adjust.quant_col_factor.empty() && pair.adjust.quant_row_factor.empty() &&
+                                  (row_factor.empty() || row_factor.size() == ql.rows);
+      const CodeAccess& access = *qv->values.codes;
+      const std::size_t cols = static_cast<std::size_t>(ql.cols);
+      std::vector<double> codes(cols), steps(cols), values(cols), floats(cols);
+      std::vector<std::uint64_t> zeroed, collapsed, saturated;
+      for (std::uint64_t r = 0; r < ql.rows; ++r) {
+        read_code_rows(*qv, r, 1, codes.data(), steps.data());
+        read_weight_rows(*qv, r, 1, values.data());
+        read_weight_rows(*fv, r, 1, floats.data());
+        const bool float_zero = std::all_of(floats.begin(), floats.end(), [](double x) { return x == 0; });
+        if (!float_zero && std::all_of(values.begin(), values.end(), [](double x) { return x == 0; })) {
+          zeroed.push_back(r);
+          continue;
+        }
+        // Clipping first: a channel clipped throughout also has one code, and clipping is the cause.
+        if (judge_clipping) {
+          const double factor = row_factor.empty() ? 1.0 : row_factor[r];
+          std::size_t clipped = 0;
+          for (std::size_t k = 0; k < cols; ++k) {
+            const double step = steps[k];
+            if (!(step > 0)) continue;
+            const double zero_point = codes[k] - values[k] / step;  // value = (code - zero point) x step
+            const double lo = (access.qmin - zero_point) * step, hi = (access.qmax - zero_point) * step;
+            const double f = floats[k] * factor;
+            if (f > hi + 0.5 * step || f < lo - 0.5 * step) ++clipped;
+          }
+          if (clipped >= 3 && static_cast<double>(clipped) >= 0.01 * static_cast<double>(cols)) {
+            saturated.push_back(r);
+            continue;
+          }
+        }
+        std::set<double> levels(codes.begin(), codes.end()), float_levels;
+        for (double x : floats)
+          if (float_levels.insert(x).second && float_levels.size() > 3) break;
+        if (cols >= 8 && levels.size() <= 3 && float_levels.size() > 3) collapsed.push_back(r);
+      }
+      const NodeId node = o.primary;
+      if (!zeroed.empty())
+        add(1, "weight_channel_zeroed", node, "output channel(s) " + channel_list(zeroed, ql.rows) +
+            " are all zero after quantization while their float weights are not: those outputs are lost");
+      if (!collapsed.empty())
+        add(1, "weight_channel_collapsed", node, "output channel(s) " + channel_list(collapsed, ql.rows) +
+            " keep at most three distinct codes where their float weights have more: the scale is too coarse for them");
+      if (!saturated.empty())
+        add(1, "weight_channel_saturated", node, "output channel(s) " + channel_list(saturated, ql.rows) +
+            " have at least 1 % of their float weights beyond the range the codes reach: those weights are clipped");
+    }
+  }
+
+  // 9. Weighted ops whose weight stayed float in a model whose other weights are quantized.
   void weights_left_float() {
     std::vector<LogicalId> left;
     bool any_quantized = false;

@@ -110,6 +110,23 @@ std::vector<double> quant_rescale(const Comparison& c, const MappingEntry& e, Lo
   return {};
 }
 
+// The output channel with the lowest SQNR (a zeroed or collapsed channel hides behind a tensor-wide
+// figure); none for a tensor of one channel. A channel with no signal and some error (-inf) is the
+// worst; one with neither (NaN) is skipped.
+std::optional<std::size_t> worst_channel(const ChannelSeries& ch) {
+  if (ch.sqnr_db.size() < 2) return std::nullopt;
+  std::optional<std::size_t> worst;
+  for (std::size_t i = 0; i < ch.sqnr_db.size(); ++i) {
+    if (std::isnan(ch.sqnr_db[i])) continue;
+    if (!worst || ch.sqnr_db[i] < ch.sqnr_db[*worst]) worst = i;
+  }
+  return worst;
+}
+
+// A reported SQNR as the ranking reads it: the number the report writes (so that native and wasm
+// rank alike), null (no error) as +inf.
+double reported_db(const json& v) { return v.is_number() ? v.get<double>() : INFINITY; }
+
 double sensitivity(double sqnr_db, double share) {
   if (std::isinf(sqnr_db) && sqnr_db > 0) return 0;
   return std::pow(10.0, -sqnr_db / 10) * share;
@@ -205,6 +222,8 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
   }
   const ChannelSeries& ch = a.channels;
   json channels = {{"count", a.rows}, {"range_spread", num(ch.range_spread)}};
+  const auto worst = worst_channel(ch);
+  channels["worst"] = worst ? json{{"index", *worst}, {"sqnr_db", num(ch.sqnr_db[*worst])}} : json(nullptr);
   if (detail) {
     channels["float_min"] = nums(ch.float_min);
     channels["float_max"] = nums(ch.float_max);
@@ -265,11 +284,22 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
     if (std::isnan(score[i])) score[i] = INFINITY;  // NaN or infinite weights: the worst layer (and a strict order)
     layers[i]["sensitivity"] = num(score[i]);
   }
+  // The damage a user looks for first: the lowest SQNR, of the whole tensor or of its worst channel.
+  std::vector<double> damage(layers.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const json& worst = layers[i]["channels"]["worst"];
+    damage[i] = std::min(reported_db(layers[i]["error"]["sqnr_db"]), worst.is_null() ? INFINITY : reported_db(worst["sqnr_db"]));
+    if (std::isnan(score[i]) || std::isinf(score[i])) damage[i] = -INFINITY;  // NaN or infinite weights: the worst
+  }
   std::vector<std::size_t> order(layers.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (damage[a] != damage[b]) return damage[a] < damage[b];
+    return score[a] > score[b];
+  });
   json out;
-  out["ranking"] = "noise-to-signal power x parameter share relative to an average layer, worst first";
+  out["ranking"] = "lowest weight SQNR first, of the whole tensor or of its worst output channel when that is lower; "
+                   "ties by sensitivity (noise-to-signal power x parameter share)";
   out["histogram_bins"] = options.histogram_bins;
   out["layers"] = json::array();
   for (std::size_t rank = 0; rank < order.size(); ++rank) {

@@ -77,7 +77,11 @@ function join(a, b) {
  * An engine failure is rethrown as {code: 'runtime_failure', message} naming the model.
  */
 export async function runActivations(run, { ort, engine, floatBytes, quantBytes, onProgress, signal, sessionOptions = {} }) {
-  const fileOf = (side) => (side === 'float' ? floatBytes : quantBytes) ?? run.comparison.fileBytes(side);
+  // A side's file with the request's suffix: joined from the caller's bytes, or copied once out of the core's.
+  const fileWith = (side, suffix) => {
+    const given = side === 'float' ? floatBytes : quantBytes;
+    return given ? join(given, suffix) : run.comparison.fileBytes(side, suffix);
+  };
   const hasExternal = run.comparison.external?.length > 0;
   const sessions = new Map();  // model_id -> session
   const release = async (id) => {
@@ -93,11 +97,11 @@ export async function runActivations(run, { ort, engine, floatBytes, quantBytes,
       onProgress?.(r);
       if (r.new_model) {
         await release(r.model_id);
-        const base = r.model_bytes ? run.model() : fileOf(r.side);
+        const bytes = r.model_bytes ? join(run.model(), run.suffix()) : fileWith(r.side, run.suffix());
         const options = { ...sessionOptions, graphOptimizationLevel: 'disabled', logSeverityLevel: 3 };
         if (hasExternal) options.externalData = run.comparison.externalData();
         try {
-          sessions.set(r.model_id, await ort.InferenceSession.create(join(base, run.suffix()), options));
+          sessions.set(r.model_id, await ort.InferenceSession.create(bytes, options));
         } catch (e) {
           throw Object.assign(new Error(`ONNX Runtime could not load ${r.model_label}: ${e?.message ?? e}`), { code: 'runtime_failure' });
         }

@@ -23,9 +23,9 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The command line's report text with the page's engine, on the same inputs. */
+/** The command line's report text with the page's engine and tap budget (64 MiB), on the same inputs. */
 function cliReport(args) {
-  const r = spawnSync(cli, ['activations', floatPath, quantPath, '--engine', 'web', ...args, '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync(cli, ['activations', floatPath, quantPath, '--engine', 'web', '--tap-budget', '64M', ...args, '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
 }

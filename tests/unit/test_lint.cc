@@ -3,7 +3,11 @@
 #define BOOST_TEST_MODULE lint
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
+#include <map>
 #include <set>
 
 #include "lint/quant_lint.h"
@@ -29,6 +33,7 @@ struct ConvCase {
   float bias_scale_factor = 1.0f;     // bias scale = input scale x weight scale x this
   float output_dq_scale = 0.1f;       // the output QuantizeLinear uses 0.1
   bool second_conv = false;           // a second, quantized conv (for weight_left_float)
+  int kernel_w = 1;                   // the kernel's width: weight [4, 4, 1, kernel_w]
 };
 
 onnx::ModelProto base_model(bool quant) {
@@ -46,7 +51,7 @@ onnx::ModelProto base_model(bool quant) {
 std::string float_model(const ConvCase& c) {
   onnx::ModelProto m = base_model(false);
   auto* g = m.mutable_graph();
-  *g->add_initializer() = float_tensor("W", {4, 4, 1, 1}, c.weight);
+  *g->add_initializer() = float_tensor("W", {4, 4, 1, c.kernel_w}, c.weight);
   *g->add_initializer() = float_tensor("B", {4}, {0.1f, 0.2f, 0.3f, 0.4f});
   *g->add_node() = make_node("Conv", {"X", "W", "B"}, {c.second_conv ? "H" : "Y"}, "conv");
   if (c.second_conv) {
@@ -69,15 +74,18 @@ std::string quant_model(const ConvCase& c) {
   *g->add_node() = make_node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, "x_dq");
   std::string w = "W";
   if (c.weight_float) {
-    *g->add_initializer() = float_tensor("W", {4, 4, 1, 1}, c.weight);
+    *g->add_initializer() = float_tensor("W", {4, 4, 1, c.kernel_w}, c.weight);
   } else {
     std::vector<std::int32_t> codes;
     const bool per_tensor = c.weight_scale.size() == 1;
     for (std::size_t i = 0; i < c.weight.size(); ++i)
-      codes.push_back(static_cast<std::int32_t>(std::lround(c.weight[i] / c.weight_scale[per_tensor ? 0 : i / 4])) +
-                      c.weight_zp[per_tensor ? 0 : i / 4]);
+      // Saturated as QuantizeLinear saturates (int8 codes; the other types' tests stay in range).
+      codes.push_back(std::clamp<std::int32_t>(static_cast<std::int32_t>(std::lround(c.weight[i] / c.weight_scale[per_tensor ? 0 : i / (4 * c.kernel_w)])) +
+                                                   c.weight_zp[per_tensor ? 0 : i / (4 * c.kernel_w)],
+                                               c.weight_type == onnx::TensorProto::INT8 ? -128 : INT32_MIN,
+                                               c.weight_type == onnx::TensorProto::INT8 ? 127 : INT32_MAX));
     const std::vector<std::int64_t> pdims = per_tensor ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{4};
-    *g->add_initializer() = int_tensor("Wq", c.weight_type, {4, 4, 1, 1}, codes);
+    *g->add_initializer() = int_tensor("Wq", c.weight_type, {4, 4, 1, c.kernel_w}, codes);
     *g->add_initializer() = float_tensor("ws", pdims, c.weight_scale);
     *g->add_initializer() = int_tensor("wz", c.weight_zp_type, pdims, c.weight_zp);
     onnx::NodeProto dq = make_node("DequantizeLinear", {"Wq", "ws", "wz"}, {"Wd"}, "w_dq");
@@ -256,4 +264,32 @@ BOOST_AUTO_TEST_CASE(ops_without_a_constant_weight_are_never_called_weighted_ops
   const auto b = run_comparison(load_model_file(pair_file("ort_qdq_blockwise_int4", "float")),
                                 load_model_file(pair_file("ort_qdq_blockwise_int4", "quant")), "float.onnx", "quant.onnx");
   BOOST_TEST(comparison_report(*b, false)["summary"]["weighted_ops_left_float"].dump() == "[\"embed\"]");
+}
+
+BOOST_AUTO_TEST_CASE(zeroed_collapsed_and_saturated_output_channels_are_named) {
+  // Per channel (4 input channels x 2 x 1 kernels: 8 weights each): 0 rounds to zero; 1 keeps two
+  // codes (its scale is 0.5 for weights of 0.1-0.35); 2 has weights beyond the +0.5 its codes reach
+  // (clipped); 3 is fine.
+  ConvCase c;
+  c.kernel_w = 2;
+  c.weight = {0.001f, 0.001f, -0.001f, 0.001f, 0.0015f, 0.001f, -0.0015f, 0.001f,
+              0.1f, 0.15f, 0.2f, 0.3f, 0.12f, 0.17f, 0.22f, 0.35f,
+              0.5f, 1.0f, 1.5f, 2.0f, 0.3f, 0.1f, 0.2f, 0.4f,
+              0.1f, 0.2f, 0.3f, 0.4f, 0.15f, 0.25f, 0.35f, 0.45f};
+  c.weight_scale = {0.5f / 127, 0.5f, 0.5f / 127, 0.5f / 127};
+  const auto cmp = run_comparison(load_bytes(float_model(c)), load_bytes(quant_model(c)), "f", "q");
+  std::map<std::string, std::string> found;
+  for (const LintFinding& f : lint_quantization(*cmp)) found[f.check] = f.message;
+  BOOST_REQUIRE(found.count("weight_channel_zeroed"));
+  BOOST_TEST(found["weight_channel_zeroed"].find("output channel(s) 0 (1 of 4)") != std::string::npos, found["weight_channel_zeroed"]);
+  BOOST_REQUIRE(found.count("weight_channel_collapsed"));
+  BOOST_TEST(found["weight_channel_collapsed"].find("output channel(s) 1 (1 of 4)") != std::string::npos);
+  BOOST_REQUIRE(found.count("weight_channel_saturated"));
+  BOOST_TEST(found["weight_channel_saturated"].find("output channel(s) 2 (1 of 4)") != std::string::npos);
+  // The weights report names the worst channel, and ranks by it.
+  const auto weights = weights_report(*cmp, WeightAnalysisOptions{});
+  const auto& layer = weights["layers"][0];
+  BOOST_TEST(layer["channels"]["worst"]["index"].get<int>() == 0);
+  BOOST_TEST(layer["channels"]["worst"]["sqnr_db"].get<double>() == 0.0);
+  BOOST_TEST(layer["error"]["sqnr_db"].get<double>() > 0.0);
 }

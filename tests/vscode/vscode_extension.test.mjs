@@ -236,7 +236,7 @@ test('the Activations tab runs both models in the extension host (onnxruntime-we
   const status = await frame.textContent('#activation-status');
   assert.equal(await frame.$eval('#activation-status', (e) => e.dataset.state), 'done', status);
   assert.match(status, /onnxruntime-web 1\.30\.0 \(wasm, 1 thread\)/);
-  const r = spawnSync(cli, ['activations', path.join(home.workspace, 'cnn/float.onnx'), path.join(home.workspace, 'cnn/quant.onnx'), '--engine', 'web', '--json', '-'],
+  const r = spawnSync(cli, ['activations', path.join(home.workspace, 'cnn/float.onnx'), path.join(home.workspace, 'cnn/quant.onnx'), '--engine', 'web', '--tap-budget', '64M', '--json', '-'],
     { encoding: 'utf8', maxBuffer: 1 << 28 });
   assert.equal(r.status, 0, r.stderr);
   const want = JSON.parse(r.stdout);
@@ -263,7 +263,7 @@ test('Save the JSON Report… writes where the user chooses (the workspace by de
   const { activations, ...compare } = JSON.parse(readFileSync(saved, 'utf8'));
   assert.deepEqual(compare, cli);
   const r = spawnSync(cli, ['activations', path.join(home.workspace, 'cnn/float.onnx'),
-    path.join(home.workspace, 'cnn/quant.onnx'), '--engine', 'web', '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    path.join(home.workspace, 'cnn/quant.onnx'), '--engine', 'web', '--tap-budget', '64M', '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   assert.deepEqual(activations, JSON.parse(r.stdout));
   assert.ok(!existsSync(path.join(home.workspace, 'cnn/float-compare.json')), 'nothing written next to the models');
 });

@@ -211,7 +211,7 @@ test('activations in the extension host: both models run with onnxruntime-web in
   assert.deepEqual(inputs.type === 'result' && inputs.result, [{ name: 'input', element_type: 'float32', shape: [1, 3, 16, 16] }]);
   const answer = await ask('activations', { files: [], bindings: [], samples: 2 });
   assert.equal(answer.type, 'result', JSON.stringify(answer));
-  const native = spawnSync(cli, ['activations', path.join(dir, 'float.onnx'), path.join(dir, 'quant.onnx'), '--engine', 'web', '--samples', '2', '--json', '-'],
+  const native = spawnSync(cli, ['activations', path.join(dir, 'float.onnx'), path.join(dir, 'quant.onnx'), '--engine', 'web', '--tap-budget', '64M', '--samples', '2', '--json', '-'],
     { encoding: 'utf8', maxBuffer: 1 << 28 });
   assert.equal(native.status, 0, native.stderr);
   assert.equal((answer as { result: Result<'activations'> }).result.text, native.stdout);

@@ -19,6 +19,7 @@ import type { Shortcuts } from './ui/keyboard';
 import { measureLabels, type MeasuredSizes } from './ui/label_sizes';
 import { Minimap } from './ui/minimap';
 import { LayerTable } from './ui/layer_table';
+import { LintView } from './ui/lint_view';
 import { NodeSearch, type SearchItem } from './ui/search';
 import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
 import { pageShortcuts } from './ui/page_keys';
@@ -45,6 +46,7 @@ class App {
   private readonly table: LayerTable;
   private readonly search: NodeSearch;
   private readonly fusions: FusionView;
+  private readonly lintView: LintView;
   private readonly activations: ActivationPanel;
   /** The activation comparison of the open pair: its report, indexed (kept across relayouts). */
   private activationIndex: ActivationIndex | null = null;
@@ -111,6 +113,10 @@ class App {
     });
     this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, id) => this.selectId(side, id));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
+    this.lintView = new LintView(byId<HTMLTableElement>('lint-table'), byId('lint-count'), (f) => {
+      const index = this.comparison?.drawnHolding('quant', f.node);
+      if (index !== undefined) this.selectNode('quant', index);
+    });
     this.fusions = new FusionView(byId<HTMLTableElement>('fusion-table'), byId('fusion-detail'), byId('fusion-count'), (f) => this.selectEntry(f.entry));
     bindTabs(byId('table-panel').querySelector('[role="tablist"]')!, (panel) => {
       byId('layer-tools').hidden = panel !== 'layers-panel';
@@ -289,6 +295,7 @@ class App {
       this.coreVersion = opened.version;
       this.weights = null;
       this.lint = null;
+      this.lintView.set(null);
       this.activationIndex = null;
       this.groups = new GroupState();
       this.bases = {};
@@ -336,6 +343,7 @@ class App {
       const lint = await this.core.request('lint', {}).promise;
       if (ticket !== this.opening) return;
       this.lint = lint;
+      this.lintView.set(lint);
       mark('lint');
       this.comparison?.setLint(lint);
       status.textContent = lint.length ? `${lint.length} lint finding${lint.length === 1 ? '' : 's'}` : 'no lint findings';
@@ -548,6 +556,7 @@ class App {
       this.table.select(null);
       this.fusions.showEntry(null);
       this.activations.select(null);
+      this.lintView.select([]);
       return;
     }
     const info = c.nodes[selection.primary.side][selection.primary.index];
@@ -559,6 +568,7 @@ class App {
     this.table.select(info.entry);
     this.fusions.showEntry(info.entry);
     this.activations.select(info.entry);
+    this.lintView.select(selection.quant.flatMap((i) => c.nodes.quant[i].logicalOp?.nodes ?? [c.nodes.quant[i].node.id]));
     if (reveal) this.reveal();
   }
 

@@ -127,6 +127,17 @@ export class Comparison {
     return [];
   }
 
+  /**
+   * The drawn node of a model node id: itself, or the drawn op it is folded into (a Q/DQ node of
+   * the logical view), or the closed group it is hidden in. Lint findings name model nodes.
+   */
+  drawnHolding(side: Side, id: string): number | undefined {
+    const [index] = this.indicesOf(side, id);
+    if (index !== undefined) return index;
+    const holder = this.nodes[side].find((n) => n.logicalOp?.nodes.includes(id));
+    return holder ? this.indicesOf(side, holder.node.id)[0] : undefined;
+  }
+
   /** The drawn nodes that a mapping entry covers on one side. */
   entryNodes(side: Side, entryIndex: number): number[] {
     const out: number[] = [];

@@ -101,6 +101,12 @@ export interface ActivationParams {
   seed?: number;
   /** The local-error runs (default true). */
   local?: boolean;
+  /**
+   * The bytes of compared tensors one run returns (the command line's --tap-budget). Default 64 MiB
+   * in the page, where every tapped byte is held three times at once (in ONNX Runtime's wasm heap,
+   * as a JavaScript array, and in the core's heap), against the command line's 512 MiB.
+   */
+  tapBudgetBytes?: number;
 }
 
 /**

@@ -10,19 +10,27 @@ interface Column {
   value(l: WeightLayer): string | number | null;
   numeric?: boolean;
   format?(v: number | null): string;
+  /** What the column measures (the header's tooltip). */
+  help?: string;
 }
 
 /** One formatter for every cell (toLocaleString makes one per call). */
 const INTEGER = new Intl.NumberFormat('en-US');
 
 export const COLUMNS: Column[] = [
-  { key: 'rank', title: 'Rank', value: (l) => l.rank, numeric: true, format: (v) => String(v) },
+  { key: 'rank', title: 'Rank', help: "The core's ranking: lowest SQNR first, of the tensor or of its worst channel when that is lower",
+    value: (l) => l.rank, numeric: true, format: (v) => String(v) },
   { key: 'float_node', title: 'Float node', value: (l) => l.float_node },
   { key: 'quant_node', title: 'Quantized node', value: (l) => l.quant_node },
   { key: 'op', title: 'Op', value: (l) => (l.float_op_type === l.quant_op_type ? l.float_op_type : `${l.float_op_type} → ${l.quant_op_type}`) },
   { key: 'type', title: 'Codes', value: (l) => l.codes?.type ?? '' },
   { key: 'parameters', title: 'Params', value: (l) => l.parameters, numeric: true, format: (v) => (v === null ? '–' : INTEGER.format(v)) },
-  { key: 'sqnr', title: 'SQNR dB', value: (l) => l.error.sqnr_db, numeric: true, format: (v) => (v === null ? '∞' : v.toFixed(1)) },
+  { key: 'sqnr', title: 'SQNR dB', help: 'Weight SQNR of the whole tensor (∞: no error)', value: (l) => l.error.sqnr_db, numeric: true,
+    format: (v) => (v === null ? '∞' : v.toFixed(1)) },
+  { key: 'worst_channel_sqnr', title: 'Worst ch. dB', help: 'Weight SQNR of the worst output channel (a zeroed channel hides behind the tensor-wide figure)',
+    value: (l) => (l.channels.worst ? l.channels.worst.sqnr_db : null), numeric: true, format: (v) => (v === null ? '–' : v.toFixed(1)) },
+  { key: 'worst_channel', title: 'Worst ch.', help: 'Index of the worst output channel', value: (l) => l.channels.worst?.index ?? null, numeric: true,
+    format: (v) => (v === null ? '–' : String(v)) },
   { key: 'cosine', title: 'Cosine', value: (l) => l.error.cosine, numeric: true, format: (v) => (v === null ? '–' : v.toFixed(5)) },
   { key: 'max_lsb', title: 'Max |err| LSB', value: (l) => l.error.max_abs_lsb, numeric: true, format: (v) => fmt(v) },
   { key: 'rel_l2', title: 'Rel. L2', value: (l) => l.error.relative_l2, numeric: true, format: (v) => fmt(v) },
@@ -66,7 +74,7 @@ export class LayerTable {
   constructor(table: HTMLTableElement, private readonly count: HTMLElement, private readonly onSelect: (layer: WeightLayer) => void) {
     const tr = el('tr');
     for (const c of COLUMNS) {
-      const button = el('button', { class: 'sort', text: c.title, attrs: { type: 'button', 'data-sort': c.key } });
+      const button = el('button', { class: 'sort', text: c.title, title: c.help, attrs: { type: 'button', 'data-sort': c.key } });
       button.addEventListener('click', () => this.sortBy(c.key));
       const th = el('th', { class: c.numeric ? 'num' : '', attrs: { scope: 'col', 'aria-sort': 'none' } }, button);
       this.headers.set(c.key, th);

@@ -6,6 +6,9 @@ import { runActivations } from '../../../runtime/web/activation_driver.mjs';
 import type { ActivationParams } from '../protocol/messages';
 import { loadOrt } from './ort_engine';
 
+/** The page's tap budget (ActivationParams.tapBudgetBytes): 64 MiB. */
+export const PAGE_TAP_BUDGET_BYTES = 64 * 1024 * 1024;
+
 /** What a run is for, where the model's label does not say it ("the float model" runs untapped first). */
 const KIND_WORDS: Record<string, string> = { untapped: ', untapped (to check that tapping changes nothing)' };
 
@@ -16,6 +19,7 @@ export async function runActivationJob(comparison: OpenComparison, params: Activ
   for (const f of params.files) files[f.name] = new Uint8Array(f.bytes);
   const options = {
     inputs: params.bindings,
+    tap_budget_bytes: params.tapBudgetBytes ?? PAGE_TAP_BUDGET_BYTES,
     ...(params.dims ? { dims: params.dims } : {}),
     ...(params.samples !== undefined ? { samples: params.samples } : {}),
     ...(params.seed !== undefined ? { seed: params.seed } : {}),
