@@ -258,10 +258,10 @@ test('Save the JSON Report… writes where the user chooses (the workspace by de
   const saved = path.join(home.workspace, 'float-compare.json');
   await saidSaved('float-compare.json');
   // The tab was swapped above: the core was given quant.onnx first, which the report says.
-  const cli = cliCompare(path.join(home.workspace, 'cnn/quant.onnx'), path.join(home.workspace, 'cnn/float.onnx'));
+  const expected = cliCompare(path.join(home.workspace, 'cnn/quant.onnx'), path.join(home.workspace, 'cnn/float.onnx'));
   // With the activation comparison run above, under `activations`: the CLI's `activations --engine web`.
   const { activations, ...compare } = JSON.parse(readFileSync(saved, 'utf8'));
-  assert.deepEqual(compare, cli);
+  assert.deepEqual(compare, expected);
   const r = spawnSync(cli, ['activations', path.join(home.workspace, 'cnn/float.onnx'),
     path.join(home.workspace, 'cnn/quant.onnx'), '--engine', 'web', '--tap-budget', '64M', '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   assert.deepEqual(activations, JSON.parse(r.stdout));
