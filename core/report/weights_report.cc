@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "align/weight_signature.h"
 #include "lint/invalid_weights.h"
 #include "quant/constant_eval.h"
 #include "report/csv_cell.h"
@@ -62,6 +63,25 @@ std::vector<double> fold_factor(const Comparison& c, const MappingEntry& e, std:
     return out;
   }
   return {};
+}
+
+// Whether the quantized weight carries a BatchNormalization's factor: its per-channel ratio to the
+// float weight (least squares over the alignment's samples) is nearer the factor than 1, over the
+// channels that kept a weight. A fold is then applied only where the weights show it, never
+// because a BatchNormalization sits in the entry.
+bool carries_factor(const WeightDigest& f, const WeightDigest& q, const std::vector<double>& factor) {
+  const auto cmp = compare_weights(f, q);
+  if (!cmp || cmp->ratio.size() != factor.size()) return true;  // nothing to judge by: as before
+  double with = 0, without = 0;
+  for (std::size_t r = 0, z = 0; r < factor.size(); ++r) {
+    if (z < cmp->zeroed.size() && cmp->zeroed[z] == r) {
+      ++z;
+      continue;
+    }
+    with += std::fabs(cmp->ratio[r] - factor[r]);
+    without += std::fabs(cmp->ratio[r] - 1.0);
+  }
+  return with <= without;
 }
 
 // An AWQ / SmoothQuant pre-quantization scale: the quantized MatMul reads its activation through a
@@ -154,6 +174,10 @@ std::vector<WeightPair> weight_pairs(const Comparison& c) {
     if (!qd->dequantized && qd->stored_type == fd->stored_type) continue;
     WeightPair p{i, *f, *q, {}};
     p.adjust.float_row_factor = fold_factor(c, e, fd->rows);
+    if (!p.adjust.float_row_factor.empty() && !carries_factor(*fd, *qd, p.adjust.float_row_factor)) {
+      p.adjust.float_row_factor.clear();
+      p.batchnorm_not_in_weight = true;
+    }
     p.adjust.quant_col_factor = pre_quant_scale(c, *q, qd->cols);
     p.adjust.quant_row_factor = quant_rescale(c, e, *q, qd->rows);
     out.push_back(std::move(p));
@@ -177,6 +201,9 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
   out["output_rescale"] = !p.adjust.quant_row_factor.empty();
   std::string note;
   if (!p.adjust.float_row_factor.empty()) note = "compared with the float weight times gamma/sqrt(var+eps) of the folded BatchNormalization";
+  if (p.batchnorm_not_in_weight)
+    note = "the entry's BatchNormalization is not folded into the quantized weight (its per-channel ratio to the float weight is "
+           "nearer 1 than gamma/sqrt(var+eps)): compared with the float weight as it is";
   if (!p.adjust.quant_col_factor.empty())
     note += std::string(note.empty() ? "" : "; ") +
             "the dequantised weight is multiplied back by the activation's pre-quantization scale (AWQ / SmoothQuant)";

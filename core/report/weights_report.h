@@ -19,6 +19,9 @@ struct WeightPair {
   std::size_t entry = 0;  // index into the alignment's entries
   LogicalId float_op = 0, quant_op = 0;
   WeightAdjustments adjust;  // BatchNorm folded into the weight; AWQ pre-quantization scale
+  // A BatchNormalization of the entry whose factor the quantized weight does not carry (it was
+  // dropped, or the weights are the unfolded ones): compared without it, and said so.
+  bool batchnorm_not_in_weight = false;
 };
 
 // Aligned entries with a readable weight on both sides of the same canonical shape.

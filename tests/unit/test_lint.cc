@@ -34,6 +34,7 @@ struct ConvCase {
   float output_dq_scale = 0.1f;       // the output QuantizeLinear uses 0.1
   bool second_conv = false;           // a second, quantized conv (for weight_left_float)
   int kernel_w = 1;                   // the kernel's width: weight [4, 4, 1, kernel_w]
+  float float_bn_gamma = 0;           // > 0: the float Conv is followed by a BatchNormalization (var 1)
 };
 
 onnx::ModelProto base_model(bool quant) {
@@ -53,7 +54,15 @@ std::string float_model(const ConvCase& c) {
   auto* g = m.mutable_graph();
   *g->add_initializer() = float_tensor("W", {4, 4, 1, c.kernel_w}, c.weight);
   *g->add_initializer() = float_tensor("B", {4}, {0.1f, 0.2f, 0.3f, 0.4f});
-  *g->add_node() = make_node("Conv", {"X", "W", "B"}, {c.second_conv ? "H" : "Y"}, "conv");
+  const std::string conv_out = c.float_bn_gamma > 0 ? "C" : c.second_conv ? "H" : "Y";
+  *g->add_node() = make_node("Conv", {"X", "W", "B"}, {conv_out}, "conv");
+  if (c.float_bn_gamma > 0) {
+    *g->add_initializer() = float_tensor("gamma", {4}, std::vector<float>(4, c.float_bn_gamma));
+    *g->add_initializer() = float_tensor("beta", {4}, std::vector<float>(4, 0.0f));
+    *g->add_initializer() = float_tensor("mean", {4}, std::vector<float>(4, 0.0f));
+    *g->add_initializer() = float_tensor("var", {4}, {1.0f, 4.0f, 0.25f, 1.0f});
+    *g->add_node() = make_node("BatchNormalization", {"C", "gamma", "beta", "mean", "var"}, {c.second_conv ? "H" : "Y"}, "bn");
+  }
   if (c.second_conv) {
     *g->add_initializer() = float_tensor("W2", {4, 4, 1, 1}, std::vector<float>(16, 0.25f));
     *g->add_node() = make_node("Conv", {"H", "W2"}, {"Y"}, "conv2");
@@ -292,4 +301,28 @@ BOOST_AUTO_TEST_CASE(zeroed_collapsed_and_saturated_output_channels_are_named) {
   BOOST_TEST(layer["channels"]["worst"]["index"].get<int>() == 0);
   BOOST_TEST(layer["channels"]["worst"]["sqnr_db"].get<double>() == 0.0);
   BOOST_TEST(layer["error"]["sqnr_db"].get<double>() > 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_batchnorm_fold_is_applied_only_where_the_weights_carry_it) {
+  // The float Conv is followed by a BatchNormalization (factor gamma/sqrt(var) = 2, 1, 4, 2 per channel).
+  ConvCase c;
+  c.float_bn_gamma = 2.0f;
+  c.weight = {0.1f, 0.2f, -0.3f, 0.4f, 0.2f, -0.1f, 0.3f, 0.1f, 0.05f, 0.1f, -0.05f, 0.1f, 0.3f, 0.1f, -0.2f, 0.4f};
+  c.weight_scale = {0.4f / 127, 0.3f / 127, 0.1f / 127, 0.4f / 127};
+  // The quantized weight is the unfolded one (the BatchNormalization dropped): no fold is claimed.
+  const auto dropped = run_comparison(load_bytes(float_model(c)), load_bytes(quant_model(c)), "f", "q");
+  const auto a = weights_report(*dropped, WeightAnalysisOptions{})["layers"][0];
+  BOOST_TEST(a["batchnorm_folded"].get<bool>() == false);
+  BOOST_TEST(a["note"].get<std::string>().find("not folded into the quantized weight") != std::string::npos);
+  BOOST_TEST(a["error"]["sqnr_db"].get<double>() > 30.0);
+  // The quantized weight carries the factor: the fold is applied.
+  ConvCase folded = c;
+  const float factor[4] = {2.0f / std::sqrt(1.0f + 1e-5f), 2.0f / std::sqrt(4.0f + 1e-5f), 2.0f / std::sqrt(0.25f + 1e-5f), 2.0f / std::sqrt(1.0f + 1e-5f)};
+  ConvCase quant_side = c;
+  for (std::size_t i = 0; i < 16; ++i) quant_side.weight[i] = c.weight[i] * factor[i / 4];
+  for (std::size_t k = 0; k < 4; ++k) quant_side.weight_scale[k] = c.weight_scale[k] * factor[k];
+  const auto carried = run_comparison(load_bytes(float_model(folded)), load_bytes(quant_model(quant_side)), "f", "q");
+  const auto b = weights_report(*carried, WeightAnalysisOptions{})["layers"][0];
+  BOOST_TEST(b["batchnorm_folded"].get<bool>() == true);
+  BOOST_TEST(b["error"]["sqnr_db"].get<double>() > 30.0);
 }
