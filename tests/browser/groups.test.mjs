@@ -132,6 +132,46 @@ test('Enter closes the group around the selection and opens a selected group; Co
   await page.close();
 });
 
+test('Collapse all after scrolling far down shows the graphs, not empty space; a closed group selects its counterpart group', async () => {
+  const page = await openFixturePair(env, PAIR);
+  // Reading size, scrolled to the end of the graph (the outputs).
+  for (let i = 0; i < 4; i++) await page.click('#zoom-in');
+  const box = await page.$eval('#graph-float .graph-canvas', (c) => {
+    const r = c.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  });
+  await page.mouse.move(box.x, box.y);
+  for (let i = 0; i < 12; i++) await page.mouse.wheel(0, 800);
+  await page.click('#collapse-all');
+  await page.waitForFunction(() => document.querySelectorAll('#graph-float li[data-kind="group"]').length > 0);
+  // Some drawn node of each side is on its canvas (before the fix, both canvases were blank until Fit).
+  for (const side of ['float', 'quant']) {
+    const onScreen = await page.evaluate((side) => {
+      const host = document.getElementById(`graph-${side}`);
+      const canvas = host.querySelector('.graph-canvas');
+      const [s, tx, ty] = canvas.dataset.transform.split(' ').map(Number);
+      const { width, height } = canvas.getBoundingClientRect();
+      return [...host.querySelectorAll('li[data-id]')].filter((li) => li.dataset.x !== undefined).some((li) => {
+        const x = tx + Number(li.dataset.x) * s, y = ty + Number(li.dataset.y) * s;
+        return x >= 0 && x <= width && y >= 0 && y <= height;
+      });
+    }, side);
+    assert.ok(onScreen, `${side}: the collapsed graph is in view`);
+  }
+  await screenshot(page, 'groups-04-collapsed-after-scroll');
+  // A closed group (selected through a node hidden in it) selects the other side's closed group
+  // of the same name, where it selected nothing before.
+  const quantGroups = await groupNodes(page, 'quant');
+  assert.ok(quantGroups.includes('res'), quantGroups.join(', '));
+  await page.fill('#search', '/res/conv/Conv');
+  await page.waitForSelector('#search-results li[data-side="float"][data-id="/res/conv/Conv"]');
+  await page.press('#search', 'Enter');
+  assert.deepEqual(await selectedIds(page, 'float'), ['res']);
+  assert.deepEqual(await selectedIds(page, 'quant'), ['res'], 'the counterpart group is selected');
+  await assertClean(page);
+  await page.close();
+});
+
 test('a pair without name scopes has nothing to collapse: the group buttons are disabled', async () => {
   const page = await openFixturePair(env, 'vendor_quark_qdq');
   assert.deepEqual(await page.$$eval('#collapse-all, #expand-all', (bs) => bs.map((b) => b.disabled)), [true, true]);

@@ -233,8 +233,8 @@ class App {
     byId('export-svg').addEventListener('click', () => this.exports.svg());
     byId('export-html').addEventListener('click', () => this.exports.html());
     byId('keys').addEventListener('click', () => this.keys.toggleHelp());
-    byId('collapse-all').addEventListener('click', () => this.setAllGroups(false));
-    byId('expand-all').addEventListener('click', () => this.setAllGroups(true));
+    byId('collapse-all').addEventListener('click', () => void this.setAllGroups(false));
+    byId('expand-all').addEventListener('click', () => void this.setAllGroups(true));
     byId('theme').addEventListener('click', () => {
       const order: Array<ThemeName | null> = [null, 'light', 'dark'];
       this.applyTheme(order[(order.indexOf(this.themeChoice) + 1) % order.length]);
@@ -466,11 +466,14 @@ class App {
     }
   }
 
-  private setAllGroups(open: boolean) {
+  private async setAllGroups(open: boolean) {
     if (!this.report || (open && this.groups.allOpen)) return;
     if (open) this.groups.expandAll();
     else this.groups.collapseAll();
-    void this.relayout('groups');
+    await this.relayout('groups');
+    // Every group closed, a graph may be a tenth of its height: a camera scrolled far down would
+    // show empty space on both sides. Then the views start again from the graph's start.
+    if (SIDES.some((s) => !this.views[s].showsDrawing())) this.firstView();
   }
 
   /** Enter: opens the selected collapsed group, or closes the group around the selected node. */

@@ -154,6 +154,15 @@ export class Comparison {
     if (info.entry !== null) {
       return { [side]: unique([index, ...this.entryNodes(side, info.entry)]), [other(side)]: this.entryNodes(other(side), info.entry) } as Record<Side, number[]>;
     }
+    const node = info.node;
+    if (node.kind === 'group') {
+      // A closed group's counterpart is the other side's group of the same name scope (both
+      // sides share their scopes, and groups open and close on both at once), when it is closed too.
+      const name = this.layout[side].groups[node.group]?.name;
+      const there = this.layout[other(side)].groups.findIndex((g) => g.name === name);
+      const at = there >= 0 ? this.collapsedNode[other(side)].get(there) : undefined;
+      return { [side]: [index], [other(side)]: at === undefined ? [] : [at] } as Record<Side, number[]>;
+    }
     const counterparts = this.pairMatches[side].get(index) ?? [];
     return { [side]: [index], [other(side)]: counterparts } as Record<Side, number[]>;
   }

@@ -274,6 +274,13 @@ export class GraphView {
     return { x0, y0, x1, y1 };
   }
 
+  /** True when some of the drawing is in the viewport (a relayout that shrank it may leave the camera on empty space). */
+  showsDrawing(): boolean {
+    if (!this.layout) return false;
+    const { scale, tx, ty } = this.cam;
+    return tx < this.cssWidth && this.layout.width * scale + tx > 0 && ty < this.cssHeight && this.layout.height * scale + ty > 0;
+  }
+
   /** True when the box is inside the viewport. */
   isVisible(b: { x0: number; y0: number; x1: number; y1: number }): boolean {
     const { scale, tx, ty } = this.cam;
