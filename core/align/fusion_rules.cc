@@ -69,23 +69,17 @@ Verdict verify_batchnorm_fold(const FusionContext& c, const MappingEntry& e) {
   // A channel that quantization zeroed says nothing about the fold: it is left out, and said so
   // (the lint names it), rather than read as a fold that does not match.
   double worst = 0;
-  for (std::size_t ch = 0, z = 0; ch < cmp->ratio.size(); ++ch) {
-    if (z < cmp->zeroed.size() && cmp->zeroed[z] == ch) {
-      ++z;
-      continue;
-    }
+  for (std::size_t ch = 0; ch < cmp->ratio.size(); ++ch) {
+    if (cmp->is_zeroed(ch)) continue;
     const double expected = gamma->values[ch] / std::sqrt(var->values[ch] + eps);
     const double err = std::fabs(cmp->ratio[ch] - expected) / std::max(std::fabs(expected), 1e-12);
     worst = std::max(worst, err);
   }
   const std::size_t live = cmp->ratio.size() - cmp->zeroed.size();
   if (live == 0) return {"unverifiable", "every output channel of the quantized weight is zero: no fold factor can be read"};
-  std::string zeroed;
-  for (std::size_t i = 0; i < cmp->zeroed.size() && i < 8; ++i) zeroed += (i ? ", " : "") + std::to_string(cmp->zeroed[i]);
-  if (cmp->zeroed.size() > 8) zeroed += ", …";
   const std::string detail = "per-channel ratio of quantized to float weight vs gamma/sqrt(var+eps) over " + std::to_string(live) +
                              " channels: worst relative error " + fixed(worst) + ", weight cosine " + fixed(cmp->mean_cosine_live) +
-                             (cmp->zeroed.empty() ? "" : "; channel(s) " + zeroed + " left out: all zero after quantization");
+                             (cmp->zeroed.empty() ? "" : "; channel(s) " + index_list(cmp->zeroed) + " left out: all zero after quantization");
   // The fold is read from each channel's factor; the weights' direction (mean cosine) only confirms
   // they are the same weights. A channel left with a few codes has a poor cosine of its own but
   // the right factor: quantization damage (the lint names it), not a fold that does not match.

@@ -159,11 +159,8 @@ std::optional<WeightComparison> compare_weight_block(const WeightDigest& f, cons
   // The factor's range over the channels that kept a weight (a zeroed channel's 0 is no factor).
   out.ratio_min = INFINITY;
   out.ratio_max = -INFINITY;
-  for (std::uint64_t r = 0, z = 0; r < f.rows; ++r) {
-    if (z < out.zeroed.size() && out.zeroed[z] == r) {
-      ++z;
-      continue;
-    }
+  for (std::uint64_t r = 0; r < f.rows; ++r) {
+    if (out.is_zeroed(r)) continue;
     out.ratio_min = std::min(out.ratio_min, out.ratio[r]);
     out.ratio_max = std::max(out.ratio_max, out.ratio[r]);
   }
@@ -172,11 +169,8 @@ std::optional<WeightComparison> compare_weight_block(const WeightDigest& f, cons
     std::vector<double> sorted = out.ratio;
     std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
     const double median = sorted[sorted.size() / 2];
-    for (std::uint64_t r = 0, z = 0; r < f.rows; ++r) {
-      if (z < out.zeroed.size() && out.zeroed[z] == r) {
-        ++z;
-        continue;
-      }
+    for (std::uint64_t r = 0; r < f.rows; ++r) {
+      if (out.is_zeroed(r)) continue;
       const double off = std::fabs(out.ratio[r] - median);
       out.channels_off += off > 0.02 * std::fabs(median) && off > 5 * standard_error[r];
     }

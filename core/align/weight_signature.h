@@ -12,6 +12,8 @@
 // then costs channels x 16 however large they are, and alignment stays cheaper than loading the models.
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -60,8 +62,10 @@ struct WeightComparison {
   std::uint64_t channels_off = 0;  // channels whose factor departs beyond that noise
   // Channels whose quantized weight is all zero where the float one is not (quantization killed
   // them): no factor can be read there, so they count neither as folded nor against a fold.
-  std::vector<std::uint64_t> zeroed;
+  std::vector<std::uint64_t> zeroed;  // in channel order
   double mean_cosine_live = 0;  // mean_cosine over the other channels
+
+  bool is_zeroed(std::uint64_t channel) const { return std::binary_search(zeroed.begin(), zeroed.end(), channel); }
 };
 
 // Per-channel comparison over the samples (same shape required).

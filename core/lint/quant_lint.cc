@@ -14,6 +14,7 @@
 #include "quant/quant_param_rules.h"
 #include "quant/weight_view.h"
 #include "report/weights_report.h"
+#include "util/format.h"
 
 namespace vq {
 namespace {
@@ -266,20 +267,18 @@ class Linter {
               " %); the kernel adds the bias on the wrong scale");
   }
 
-  // "3, 17, 40 (3 of 64)": at most eight indices, then how many more.
+  // "3, 17, 40 (3 of 64)": at most eight indices, then how many in all.
   static std::string channel_list(const std::vector<std::uint64_t>& channels, std::uint64_t total) {
-    std::string s;
-    for (std::size_t i = 0; i < channels.size() && i < 8; ++i) s += (i ? ", " : "") + std::to_string(channels[i]);
-    if (channels.size() > 8) s += ", …";
-    return s + " (" + std::to_string(channels.size()) + " of " + std::to_string(total) + ")";
+    return index_list(channels) + " (" + std::to_string(channels.size()) + " of " + std::to_string(total) + ")";
   }
 
   // 8. Output channels that quantization destroyed, which a tensor-wide SQNR hides: zeroed (every
   // value 0 where the float channel is not), saturated (at least 1 %, and at least three, of the
   // float channel's weights beyond the range its codes reach, by more than half a step: clipped),
   // collapsed (otherwise at most three distinct codes, -1/0/+1 steps, where the float channel has
-  // more: a scale too coarse for it, the classic per-tensor case). Read on the aligned pairs the weight analysis reads, with a
-  // BatchNormalization folded into the quantized weight applied to the float one (weight_pairs).
+  // more: a scale too coarse for it, the classic per-tensor case). Read on the aligned pairs the
+  // weight analysis reads, with a BatchNormalization folded into the quantized weight applied to
+  // the float one (weight_pairs).
   void degenerate_channels() {
     for (const WeightPair& pair : weight_pairs(c_)) {
       const LogicalOp& o = c_.quant_graph.ops[pair.quant_op];

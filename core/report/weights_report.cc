@@ -73,11 +73,8 @@ bool carries_factor(const WeightDigest& f, const WeightDigest& q, const std::vec
   const auto cmp = compare_weights(f, q);
   if (!cmp || cmp->ratio.size() != factor.size()) return true;  // nothing to judge by: as before
   double with = 0, without = 0;
-  for (std::size_t r = 0, z = 0; r < factor.size(); ++r) {
-    if (z < cmp->zeroed.size() && cmp->zeroed[z] == r) {
-      ++z;
-      continue;
-    }
+  for (std::size_t r = 0; r < factor.size(); ++r) {
+    if (cmp->is_zeroed(r)) continue;
     with += std::fabs(cmp->ratio[r] - factor[r]);
     without += std::fabs(cmp->ratio[r] - 1.0);
   }
@@ -316,7 +313,7 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const json& worst = layers[i]["channels"]["worst"];
     damage[i] = std::min(reported_db(layers[i]["error"]["sqnr_db"]), worst.is_null() ? INFINITY : reported_db(worst["sqnr_db"]));
-    if (std::isnan(score[i]) || std::isinf(score[i])) damage[i] = -INFINITY;  // NaN or infinite weights: the worst
+    if (std::isinf(score[i])) damage[i] = -INFINITY;  // NaN or infinite weights (their score, above): the worst
   }
   std::vector<std::size_t> order(layers.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -1,8 +1,10 @@
 // Number formatting for evidence strings: fixed decimals, the same text on every platform.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace vq {
 
@@ -12,6 +14,14 @@ inline std::string fixed(double value, int digits = 4) {
   char text[352];  // the widest double in %f with up to 20 decimals, and its sign
   const int n = std::snprintf(text, sizeof text, "%.*f", digits, value);
   return std::string(text, n > 0 ? static_cast<std::size_t>(n) : 0);
+}
+
+// Indices for a message: "3, 17, 40", at most `limit` of them, then ", …".
+inline std::string index_list(const std::vector<std::uint64_t>& indices, std::size_t limit = 8) {
+  std::string s;
+  for (std::size_t i = 0; i < indices.size() && i < limit; ++i) s += (i ? ", " : "") + std::to_string(indices[i]);
+  if (indices.size() > limit) s += ", …";
+  return s;
 }
 
 }  // namespace vq

@@ -2,17 +2,12 @@
 // default (the header says so), sortable by any column; clicking a row selects its ops in both
 // graphs. The weight SQNR of the same entry sits beside the activation figures, so that a layer
 // whose weights are fine but whose output is not reads at a glance.
-import { csvCell } from '../export/csv_cell';
 import type { ActivationPoint, WeightLayer } from '../protocol/messages';
 import { el, fmt, onRowActivate } from '../ui/dom';
+import { byColumn, csvTable, markSorted, sortHeader, type SortableColumn } from '../ui/sortable_columns';
 
-interface Column {
-  key: string;
-  title: string;
-  /** What the column measures, as the header's tooltip. */
-  help: string;
+interface Column extends SortableColumn {
   value(p: ActivationPoint, weights: Map<number, WeightLayer>): string | number | null;
-  numeric?: boolean;
   /** Larger is worse: the first click sorts from the largest. */
   worseHigh?: boolean;
   format?(v: number | null): string;
@@ -60,18 +55,10 @@ export class PointTable {
   private ascending = true;
   private selected: number | null = null;
   private readonly tbody: HTMLTableSectionElement;
-  private readonly headers = new Map<string, HTMLTableCellElement>();
+  private readonly headers: Map<string, HTMLTableCellElement>;
 
   constructor(table: HTMLTableElement, private readonly caption: HTMLElement, private readonly onSelect: (p: ActivationPoint) => void) {
-    const tr = el('tr');
-    for (const c of POINT_COLUMNS) {
-      const button = el('button', { class: 'sort', text: c.title, title: c.help, attrs: { type: 'button', 'data-sort': c.key } });
-      button.addEventListener('click', () => this.sortBy(c.key));
-      const th = el('th', { class: c.numeric ? 'num' : '', attrs: { scope: 'col', 'aria-sort': 'none' } }, button);
-      this.headers.set(c.key, th);
-      tr.append(th);
-    }
-    table.replaceChildren(el('thead', {}, tr), (this.tbody = el('tbody')));
+    ({ tbody: this.tbody, headers: this.headers } = sortHeader(table, POINT_COLUMNS, (key) => this.sortBy(key)));
     onRowActivate(this.tbody, (row) => this.points.find((p) => String(p.point) === row.dataset.point), (p) => this.onSelect(p));
   }
 
@@ -106,25 +93,15 @@ export class PointTable {
 
   rows(): ActivationPoint[] {
     const column = POINT_COLUMNS.find((c) => c.key === this.sortKey)!;
-    const dir = this.ascending ? 1 : -1;
-    return this.points.slice().sort((a, b) => {
-      const va = column.value(a, this.weights), vb = column.value(b, this.weights);
-      if (va === vb) return a.point - b.point;
-      // null sorts as the best value (no error), or last in columns where it means "none".
-      if (va === null) return dir;
-      if (vb === null) return -dir;
-      return (va < vb ? -1 : 1) * dir;
-    });
+    return this.points.slice().sort(byColumn((p) => column.value(p, this.weights), this.ascending, (a, b) => a.point - b.point));
   }
 
   toCsv(): string {
-    const lines = [POINT_COLUMNS.map((c) => csvCell(c.title)).join(',')];
-    for (const p of this.rows()) lines.push(POINT_COLUMNS.map((c) => csvCell(c.value(p, this.weights))).join(','));
-    return `${lines.join('\n')}\n`;
+    return csvTable(POINT_COLUMNS.map((c) => c.title), this.rows().map((p) => POINT_COLUMNS.map((c) => c.value(p, this.weights))));
   }
 
   private render() {
-    for (const [key, th] of this.headers) th.setAttribute('aria-sort', key === this.sortKey ? (this.ascending ? 'ascending' : 'descending') : 'none');
+    markSorted(this.headers, this.sortKey, this.ascending);
     const words = ORDER_WORDS[this.sortKey] ?? `by ${POINT_COLUMNS.find((c) => c.key === this.sortKey)!.title}, ${this.ascending ? 'ascending' : 'descending'}`;
     this.caption.textContent = `${this.points.length} compared tensor${this.points.length === 1 ? '' : 's'}, ${words}`;
     const fragment = document.createDocumentFragment();

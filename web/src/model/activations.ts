@@ -5,18 +5,12 @@ import type { ActivationPoint, ActivationsReport } from '../protocol/messages';
 export class ActivationIndex {
   private readonly byEntry = new Map<number, ActivationPoint>();
   private readonly reasonByEntry = new Map<number, string>();
-  /** Points in the quantized model's order (the report's): the depth the chart plots along. */
-  readonly points: ActivationPoint[];
 
   constructor(readonly report: ActivationsReport) {
-    this.points = report.points;
     // A fused group's entries share the one point compared after its last op.
     for (const p of report.points) for (const e of p.entries) if (!this.byEntry.has(e)) this.byEntry.set(e, p);
+    // Points that failed at run time are not in `points` and name no entry (report.failed lists them).
     for (const u of report.not_observable) this.reasonByEntry.set(u.entry, u.reason);
-    for (const f of report.failed) {
-      const p = report.points.find((x) => x.point === f.point);
-      for (const e of p?.entries ?? []) this.reasonByEntry.set(e, `not measured: ${f.reason}`);
-    }
   }
 
   get synthetic(): boolean {

@@ -1,17 +1,12 @@
 // The ranked layer table: every quantized weight, worst first, sortable by any column and
 // filterable by name or op type. Clicking a row selects the layer's nodes in both graphs.
 import type { WeightLayer } from '../protocol/messages';
-import { csvCell } from '../export/csv_cell';
 import { el, fmt, onRowActivate } from './dom';
+import { byColumn, csvTable, markSorted, sortHeader, type SortableColumn } from './sortable_columns';
 
-interface Column {
-  key: string;
-  title: string;
+interface Column extends SortableColumn {
   value(l: WeightLayer): string | number | null;
-  numeric?: boolean;
   format?(v: number | null): string;
-  /** What the column measures (the header's tooltip). */
-  help?: string;
 }
 
 /** One formatter for every cell (toLocaleString makes one per call). */
@@ -40,9 +35,7 @@ export const COLUMNS: Column[] = [
 
 /** The table's rows as CSV (also written by the VS Code extension host, without the page). */
 export function layersToCsv(layers: WeightLayer[]): string {
-  const lines = [COLUMNS.map((c) => csvCell(c.title)).join(',')];
-  for (const l of layers) lines.push(COLUMNS.map((c) => csvCell(c.value(l))).join(','));
-  return `${lines.join('\n')}\n`;
+  return csvTable(COLUMNS.map((c) => c.title), layers.map((l) => COLUMNS.map((c) => c.value(l))));
 }
 
 /**
@@ -65,22 +58,14 @@ export class LayerTable {
   private filter = '';
   private selectedEntry: number | null = null;
   private readonly tbody: HTMLTableSectionElement;
-  private readonly headers = new Map<string, HTMLTableCellElement>();
+  private readonly headers: Map<string, HTMLTableCellElement>;
   /** The element that scrolls the table (its panel), and the measured height of one row. */
   private readonly scroller: HTMLElement;
   private rowHeight = 0;
   private frame = 0;
 
   constructor(table: HTMLTableElement, private readonly count: HTMLElement, private readonly onSelect: (layer: WeightLayer) => void) {
-    const tr = el('tr');
-    for (const c of COLUMNS) {
-      const button = el('button', { class: 'sort', text: c.title, title: c.help, attrs: { type: 'button', 'data-sort': c.key } });
-      button.addEventListener('click', () => this.sortBy(c.key));
-      const th = el('th', { class: c.numeric ? 'num' : '', attrs: { scope: 'col', 'aria-sort': 'none' } }, button);
-      this.headers.set(c.key, th);
-      tr.append(th);
-    }
-    table.replaceChildren(el('thead', {}, tr), (this.tbody = el('tbody')));
+    ({ tbody: this.tbody, headers: this.headers } = sortHeader(table, COLUMNS, (key) => this.sortBy(key)));
     onRowActivate(this.tbody, (row) => {
       const at = row.dataset.entry ? this.positionOf.get(Number(row.dataset.entry)) : undefined;
       return at === undefined ? null : this.shown[at];
@@ -140,16 +125,7 @@ export class LayerTable {
     const shown = this.filter
       ? this.layers.filter((l) => [l.float_node, l.quant_node, l.float_op_type, l.quant_op_type, l.note ?? ''].some((s) => s.toLowerCase().includes(this.filter)))
       : this.layers.slice();
-    const dir = this.ascending ? 1 : -1;
-    shown.sort((a, b) => {
-      const va = column.value(a), vb = column.value(b);
-      if (va === vb) return a.rank - b.rank;
-      // null (infinite SQNR) sorts as the best value.
-      if (va === null) return dir;
-      if (vb === null) return -dir;
-      return (va < vb ? -1 : 1) * dir;
-    });
-    return shown;
+    return shown.sort(byColumn((l) => column.value(l), this.ascending, (a, b) => a.rank - b.rank));
   }
 
   toCsv(): string {
@@ -165,7 +141,7 @@ export class LayerTable {
   }
 
   private render() {
-    for (const [key, th] of this.headers) th.setAttribute('aria-sort', key === this.sortKey ? (this.ascending ? 'ascending' : 'descending') : 'none');
+    markSorted(this.headers, this.sortKey, this.ascending);
     this.shown = this.rows();
     this.positionOf.clear();
     this.shown.forEach((l, i) => this.positionOf.set(l.entry, i));
