@@ -167,7 +167,8 @@ export class DetailPanel {
     const point = comparison.activationPoint(info);
     if (!point) {
       const reason = index.reason(info.entry);
-      return section('Activations', el('p', { class: 'muted', attrs: { 'data-field': 'activation' }, text: reason ? `Not compared: ${reason}.` : 'Not compared: no tensor of this entry exists in both models.' }));
+      return section('Activations', el('p', { class: 'muted', attrs: { 'data-field': 'activation' }, text: reason ? `Not compared: ${reason}.`
+        : 'Not compared: its tensor could not be measured at run time (the Activations tab lists why).' }));
     }
     const charts = el('div', { class: 'charts', attrs: { 'data-field': 'activation-charts' } });
     this.actions.plotActivation(point, charts);
