@@ -11,6 +11,7 @@
 #include "align/fusion_rules.h"
 #include "align/name_provenance.h"
 #include "align/weight_candidates.h"
+#include "align/batchnorm_factor.h"
 #include "align/weight_signature.h"
 #include "quant/op_classes.h"
 #include "util/format.h"
@@ -308,11 +309,27 @@ class Aligner {
       if ((cls == "mul" || cls == "div") && !f_.op(s).constant_operand) return;
       if (keeps(q_, draft.q, cls)) return;
       if (cls == "add" && feeds_op_taking_add(draft.q)) return;  // the bias went into BiasGelu & co.
+      if (cls == "batchnorm" && !weight_carries_batchnorm(draft, s)) return;  // dropped, not folded
       draft.f.push_back(s);
       f_.match[s] = d;
       draft.evidence.push_back("float '" + f_.id_of(s) + "' (" + f_.m.nodes[f_.op(s).primary].op_type +
                                ") has no counterpart after the quantized op: fused into it");
     }
+  }
+
+  // A BatchNormalization with no counterpart after the quantized op was folded into its weight only
+  // if that weight shows the fold (its per-channel ratio to the float weight is gamma/sqrt(var+eps),
+  // not 1). A quantized weight equal to the float one says the BatchNormalization was dropped: it
+  // stays unmatched (removed), never called fused. A rescale after the quantized op (a QAT export's
+  // unfolding) may hold the factor instead: then the weights alone cannot say, and the fold stands.
+  bool weight_carries_batchnorm(const Draft& draft, LogicalId batchnorm) const {
+    for (LogicalId q : draft.q)
+      if (q_.op(q).cls == "mul" || q_.op(q).cls == "div") return true;
+    const auto& qw = q_.signature[draft.q.front()];
+    const auto weighted = std::find_if(draft.f.begin(), draft.f.end(), [&](LogicalId f) { return f_.signature[f].has_value(); });
+    if (weighted == draft.f.end() || !qw || f_.signature[*weighted]->rows != qw->rows || !qw->channel_factor_known) return true;
+    const auto factor = batchnorm_factor(f_.m, f_.m.nodes[f_.op(batchnorm).primary], qw->rows);
+    return factor.empty() || carries_factor(*f_.signature[*weighted], *qw, factor);
   }
 
   // Whether the quantized ops feed an unmatched op that takes a preceding Add as its own input

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "align/batchnorm_factor.h"
 #include "align/weight_signature.h"
 #include "quant/constant_eval.h"
 #include "quant/quant_annotations.h"
@@ -60,18 +61,15 @@ Verdict verify_batchnorm_fold(const FusionContext& c, const MappingEntry& e) {
   if (!bn || !fw || !qw) return {"unverifiable", "weights or BatchNormalization parameters are not constant"};
   const Node& node = c.float_model.nodes[bn->primary];
   if (node.inputs.size() < 5) return {"unverifiable", "BatchNormalization has fewer than 5 inputs"};
-  const auto gamma = evaluate_constant(c.float_model, node.inputs[1]);
-  const auto var = evaluate_constant(c.float_model, node.inputs[4]);
-  const double eps = float_attribute(node, "epsilon", 1e-5f);
   const auto cmp = compare_weights(*fw, *qw);
-  if (!gamma || !var || !cmp || gamma->values.size() != cmp->ratio.size() || var->values.size() != cmp->ratio.size())
-    return {"unverifiable", "BatchNormalization parameters do not match the weight's channels"};
+  const std::vector<double> factor = cmp ? batchnorm_factor(c.float_model, node, cmp->ratio.size()) : std::vector<double>{};
+  if (!cmp || factor.empty()) return {"unverifiable", "BatchNormalization parameters do not match the weight's channels"};
   // A channel that quantization zeroed says nothing about the fold: it is left out, and said so
   // (the lint names it), rather than read as a fold that does not match.
   double worst = 0;
   for (std::size_t ch = 0; ch < cmp->ratio.size(); ++ch) {
     if (cmp->is_zeroed(ch)) continue;
-    const double expected = gamma->values[ch] / std::sqrt(var->values[ch] + eps);
+    const double expected = factor[ch];
     const double err = std::fabs(cmp->ratio[ch] - expected) / std::max(std::fabs(expected), 1e-12);
     worst = std::max(worst, err);
   }

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "align/batchnorm_factor.h"
 #include "quant/constant_eval.h"
 #include "quant/dequantize.h"
 #include "quant/quant_annotations.h"
@@ -53,6 +54,7 @@ class Linter {
     }
     degenerate_channels();
     weights_left_float();
+    batchnorms_lost();
     std::stable_sort(found_.begin(), found_.end(), [](const Finding& a, const Finding& b) {
       return a.severity != b.severity ? a.severity < b.severity : a.node < b.node;
     });
@@ -355,6 +357,37 @@ class Linter {
       add(1, "weight_left_float", c_.quant_graph.ops[op].primary,
           "the weight stays " + op_weight_view(m_, c_.quant_graph.ops[op])->values.stored_type +
               " while the model's other weights are quantized (excluded on purpose, or missed by the quantizer?)");
+  }
+
+  // 10. A float BatchNormalization the quantized model lost: the alignment found no counterpart for
+  // it and no weight carrying its factor (align/batchnorm_factor.h), so its scaling and shift are
+  // missing from the quantized model's outputs. Said on the quantized op that took the place of the
+  // op before it.
+  void batchnorms_lost() {
+    for (const MappingEntry& e : c_.alignment.entries) {
+      if (!e.quant_ops.empty() || e.float_ops.size() != 1) continue;
+      const LogicalOp& bn = c_.float_graph.ops[e.float_ops.front()];
+      if (bn.cls != "batchnorm" || bn.preds.size() != 1) continue;
+      const LogicalId before = bn.preds.front();
+      for (const MappingEntry& m : c_.alignment.entries) {
+        if (m.quant_ops.empty() || std::find(m.float_ops.begin(), m.float_ops.end(), before) == m.float_ops.end()) continue;
+        const Node& n = c_.float_model.nodes[bn.primary];
+        const Node& op = c_.float_model.nodes[c_.float_graph.ops[before].primary];
+        // Said only where the weights show it: the quantized weight is there and carries no factor.
+        const auto& fw = c_.float_weights[before];
+        const auto& qw = c_.quant_weights[m.quant_ops.front()];
+        if (!fw || !qw || fw->rows != qw->rows) break;
+        const auto factor = batchnorm_factor(c_.float_model, n, fw->rows);
+        if (factor.empty() || carries_factor(*fw, *qw, factor)) break;
+        const auto [lo, hi] = std::minmax_element(factor.begin(), factor.end());
+        add(1, "batchnorm_lost", c_.quant_graph.ops[m.quant_ops.front()].primary,
+            "the float model's BatchNormalization '" + n.id + "' after '" + op.id +
+                "' has no counterpart in the quantized model, and this op's weight does not carry its factor "
+                "(gamma/sqrt(var+eps) from " + fixed(*lo, 3) + " to " + fixed(*hi, 3) +
+                "): its scaling and shift are missing from the quantized model's outputs");
+        break;
+      }
+    }
   }
 
   const Comparison& c_;

@@ -309,12 +309,25 @@ BOOST_AUTO_TEST_CASE(a_batchnorm_fold_is_applied_only_where_the_weights_carry_it
   c.float_bn_gamma = 2.0f;
   c.weight = {0.1f, 0.2f, -0.3f, 0.4f, 0.2f, -0.1f, 0.3f, 0.1f, 0.05f, 0.1f, -0.05f, 0.1f, 0.3f, 0.1f, -0.2f, 0.4f};
   c.weight_scale = {0.4f / 127, 0.3f / 127, 0.1f / 127, 0.4f / 127};
-  // The quantized weight is the unfolded one (the BatchNormalization dropped): no fold is claimed.
+  // The quantized weight is the unfolded one (the BatchNormalization dropped): no fold is claimed,
+  // not by the weights, not by the alignment (the BatchNormalization is removed, not fused), not by
+  // a fusion check.
   const auto dropped = run_comparison(load_bytes(float_model(c)), load_bytes(quant_model(c)), "f", "q");
   const auto a = weights_report(*dropped, WeightAnalysisOptions{})["layers"][0];
   BOOST_TEST(a["batchnorm_folded"].get<bool>() == false);
-  BOOST_TEST(a["note"].get<std::string>().find("not folded into the quantized weight") != std::string::npos);
   BOOST_TEST(a["error"]["sqnr_db"].get<double>() > 30.0);
+  BOOST_TEST(dropped->alignment.fusions.empty());
+  bool removed = false;
+  for (const MappingEntry& e : dropped->alignment.entries) {
+    for (const std::string& line : e.evidence) BOOST_TEST(line.find("fused into it") == std::string::npos, line);
+    for (LogicalId f : e.float_ops)
+      if (dropped->float_graph.ops[f].cls == "batchnorm") {
+        BOOST_TEST(e.kind == "removed");
+        BOOST_TEST(e.quant_ops.empty());
+        removed = true;
+      }
+  }
+  BOOST_TEST(removed);
   // The quantized weight carries the factor: the fold is applied.
   ConvCase folded = c;
   const float factor[4] = {2.0f / std::sqrt(1.0f + 1e-5f), 2.0f / std::sqrt(4.0f + 1e-5f), 2.0f / std::sqrt(0.25f + 1e-5f), 2.0f / std::sqrt(1.0f + 1e-5f)};
@@ -325,4 +338,45 @@ BOOST_AUTO_TEST_CASE(a_batchnorm_fold_is_applied_only_where_the_weights_carry_it
   const auto b = weights_report(*carried, WeightAnalysisOptions{})["layers"][0];
   BOOST_TEST(b["batchnorm_folded"].get<bool>() == true);
   BOOST_TEST(b["error"]["sqnr_db"].get<double>() > 30.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_batchnorm_the_quantized_model_lost_is_removed_not_fused_and_named) {
+  // A real PyTorch PTQ pair whose quantized model lost its three BatchNormalizations, with weights
+  // bit-identical to the float ones (on the int8 grid): the weights are lossless, no fold is claimed
+  // anywhere (alignment, fusion check, weight note), and the lint says which BN is missing where.
+  const auto c = run_comparison(load_model_file(pair_file("torch_eager_ptq_cnn_bndropped", "float")),
+                                load_model_file(pair_file("torch_eager_ptq_cnn_bndropped", "quant")), "float.onnx", "quant.onnx");
+  BOOST_TEST(c->alignment.fusions.empty());
+  std::size_t removed = 0;
+  for (const MappingEntry& e : c->alignment.entries) {
+    for (const std::string& line : e.evidence) BOOST_TEST(line.find("fused into it") == std::string::npos, line);
+    for (LogicalId f : e.float_ops)
+      if (c->float_graph.ops[f].cls == "batchnorm") {
+        BOOST_TEST(e.kind == "removed");
+        ++removed;
+      }
+  }
+  BOOST_TEST(removed == 3u);
+  const auto weights = weights_report(*c, WeightAnalysisOptions{});
+  BOOST_TEST(weights["layers"].size() == 4u);
+  for (const auto& l : weights["layers"]) {
+    BOOST_TEST(l["error"]["sqnr_db"].is_null(), l["quant_node"]);  // no error at all: bit for bit
+    BOOST_TEST(l["batchnorm_folded"].get<bool>() == false);
+    BOOST_TEST(!l.contains("note"), l["quant_node"]);
+  }
+  std::set<std::string> lost;
+  for (const LintFinding& f : lint_quantization(*c))
+    if (f.check == "batchnorm_lost") {
+      lost.insert(f.node);
+      BOOST_TEST(f.message.find("BatchNormalization '/" + f.node.substr(1, f.node.find('/', 1) - 1) + "/bn/BatchNormalization'") != std::string::npos, f.message);
+    }
+  BOOST_TEST((lost == std::set<std::string>{"/stem/conv/Conv", "/down/conv/Conv", "/res/conv/Conv"}));
+  // Pairs whose BatchNormalizations were folded (or kept) get no such finding.
+  // (The QAT export keeps its BN scaling in a rescale after the conv: lowered, not fused.)
+  for (const char* pair : {"torch_eager_ptq_cnn", "torch_eager_ptq_cnn_deadchannel", "torch_qat_fakequant_cnn", "ort_qdq_renamed_bnfold_fp16"}) {
+    const auto other = run_comparison(load_model_file(pair_file(pair, "float")), load_model_file(pair_file(pair, "quant")), "float.onnx", "quant.onnx");
+    for (const LintFinding& f : lint_quantization(*other)) BOOST_TEST(f.check != "batchnorm_lost", pair << ": " << f.message);
+    for (const MappingEntry& e : other->alignment.entries)
+      for (LogicalId f : e.float_ops) BOOST_TEST(!(other->float_graph.ops[f].cls == "batchnorm" && e.kind == "removed"), pair);
+  }
 }
