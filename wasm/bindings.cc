@@ -178,12 +178,19 @@ class Session : public ExternalFiles {
     });
   }
 
-  CallResult weights(std::size_t bins, bool detail) {
+  // `progress`, when a function, is called as progress(layersDone, layers, parametersDone,
+  // parameters) after each layer: the worker passes it on to the page, which shows it.
+  CallResult weights(std::size_t bins, bool detail, emscripten::val progress) {
     return with_comparison([&](const vq::Comparison& c) {
       vq::WeightAnalysisOptions options;
       options.histogram_bins = bins == 0 ? options.histogram_bins : bins;
+      vq::WeightsProgressFn report_progress;
+      if (progress.typeOf().as<std::string>() == "function")
+        report_progress = [&progress](const vq::WeightsProgress& p) {
+          progress(p.layers_done, p.layers, static_cast<double>(p.parameters_done), static_cast<double>(p.parameters));
+        };
       // The summary is the UI's, compact; the full report is the CLI's bytes.
-      const auto report = vq::weights_report(c, options, detail);
+      const auto report = vq::weights_report(c, options, detail, report_progress);
       return detail ? vq::dump_report(report) : vq::dump_compact(report);
     });
   }

@@ -570,8 +570,11 @@ export class OpenComparison {
   readonly report: string;
   /** JSON text of one WeightLayer, by float or quantized node id; throws VisualQuantError('not_found'). */
   weightLayer(nodeId: string, bins?: number): string;
-  /** JSON text of the WeightsReport; detail: false leaves out histograms, per-channel series, code counts and outlier indices. */
-  weights(bins?: number, options?: { detail?: boolean }): string;
+  /**
+   * JSON text of the WeightsReport; detail: false leaves out histograms, per-channel series, code counts and outlier indices.
+   * onProgress is called after each layer (synchronously, from inside the call).
+   */
+  weights(bins?: number, options?: { detail?: boolean; onProgress?: (layersDone: number, layers: number, parametersDone: number, parameters: number) => void }): string;
   /** JSON text of a NodeReport of one side's node, by id or unique name; throws VisualQuantError('not_found'). */
   node(side: 'float' | 'quant', nodeName: string): string;
   /** JSON text of the LintFinding list. */

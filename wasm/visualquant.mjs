@@ -376,8 +376,8 @@ export class OpenComparison {
    * detail: false leaves out histograms, per-channel series, code counts and outlier indices (the
    * table of a large model; weightLayer() has one layer's detail), and is compact JSON.
    */
-  weights(bins = 0, { detail = true } = {}) {
-    return this.ask((s) => s.weights(bins, detail));
+  weights(bins = 0, { detail = true, onProgress } = {}) {
+    return this.ask((s) => s.weights(bins, detail, onProgress ?? null));
   }
 
   /**

@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <iomanip>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
+#include "align/batchnorm_factor.h"
 #include "align/weight_signature.h"
 #include "lint/invalid_weights.h"
 #include "quant/constant_eval.h"
@@ -52,33 +54,9 @@ json distribution_json(const Distribution& d) {
 std::vector<double> fold_factor(const Comparison& c, const MappingEntry& e, std::uint64_t rows) {
   for (LogicalId f : e.float_ops) {
     const LogicalOp& op = c.float_graph.ops[f];
-    if (op.cls != "batchnorm") continue;
-    const Node& n = c.float_model.nodes[op.primary];
-    const auto gamma = evaluate_constant(c.float_model, node_input(n, 1));
-    const auto var = evaluate_constant(c.float_model, node_input(n, 4));
-    if (!gamma || !var || gamma->values.size() != rows || var->values.size() != rows) return {};
-    const double eps = float_attribute(n, "epsilon", 1e-5f);
-    std::vector<double> out(rows);
-    for (std::uint64_t r = 0; r < rows; ++r) out[r] = gamma->values[r] / std::sqrt(var->values[r] + eps);
-    return out;
+    if (op.cls == "batchnorm") return batchnorm_factor(c.float_model, c.float_model.nodes[op.primary], rows);
   }
   return {};
-}
-
-// Whether the quantized weight carries a BatchNormalization's factor: its per-channel ratio to the
-// float weight (least squares over the alignment's samples) is nearer the factor than 1, over the
-// channels that kept a weight. A fold is then applied only where the weights show it, never
-// because a BatchNormalization sits in the entry.
-bool carries_factor(const WeightDigest& f, const WeightDigest& q, const std::vector<double>& factor) {
-  const auto cmp = compare_weights(f, q);
-  if (!cmp || cmp->ratio.size() != factor.size()) return true;  // nothing to judge by: as before
-  double with = 0, without = 0;
-  for (std::size_t r = 0; r < factor.size(); ++r) {
-    if (cmp->is_zeroed(r)) continue;
-    with += std::fabs(cmp->ratio[r] - factor[r]);
-    without += std::fabs(cmp->ratio[r] - 1.0);
-  }
-  return with <= without;
 }
 
 // An AWQ / SmoothQuant pre-quantization scale: the quantized MatMul reads its activation through a
@@ -264,7 +242,7 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
   return out;
 }
 
-json weights_report(const Comparison& c, const WeightAnalysisOptions& options, bool detail) {
+json weights_report(const Comparison& c, const WeightAnalysisOptions& options, bool detail, const WeightsProgressFn& progress) {
   const std::vector<WeightPair> pairs = weight_pairs(c);
   // Each pair is analysed on its own (the models are only read): one per core, the biggest first
   // so that no core is left with a large one at the end; results kept in pair order.
@@ -284,11 +262,21 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
     largest_first[i] = i;
   }
   std::stable_sort(largest_first.begin(), largest_first.end(), [&](std::size_t a, std::size_t b) { return size[a] > size[b]; });
+  WeightsProgress done;
+  done.layers = pairs.size();
+  for (const std::uint64_t s : size) done.parameters += s;
+  std::mutex progress_lock;
   parallel_for(pairs.size(), [&](std::size_t k) {
     const std::size_t i = largest_first[k];
-    if (!float_views[i] || !quant_views[i]) return;
-    const WeightAnalysis a = analyze_weight_pair(*float_views[i], *quant_views[i], pairs[i].adjust, options);
-    results[i] = {weight_layer_json(c, pairs[i], a, detail), a.error.sqnr_db, a.rows * a.cols};
+    if (float_views[i] && quant_views[i]) {
+      const WeightAnalysis a = analyze_weight_pair(*float_views[i], *quant_views[i], pairs[i].adjust, options);
+      results[i] = {weight_layer_json(c, pairs[i], a, detail), a.error.sqnr_db, a.rows * a.cols};
+    }
+    if (!progress) return;
+    const std::lock_guard<std::mutex> hold(progress_lock);
+    ++done.layers_done;
+    done.parameters_done += size[i];
+    progress(done);
   });
   std::vector<json> layers;
   std::vector<double> sqnr;

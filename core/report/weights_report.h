@@ -6,6 +6,8 @@
 // layer that lost much of its signal, or a large layer that lost some, comes first.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,10 +33,20 @@ std::vector<WeightPair> weight_pairs(const Comparison& c);
 // when `detail`.
 nlohmann::ordered_json weight_layer_json(const Comparison& c, const WeightPair& pair, const WeightAnalysis& a, bool detail);
 
+// How far the analysis is: layers analysed of all, and parameters analysed of all (the better
+// measure of the time left, as layers differ in size by orders of magnitude). Called after each
+// layer, one call at a time, from whichever thread analysed it.
+struct WeightsProgress {
+  std::size_t layers_done = 0, layers = 0;
+  std::uint64_t parameters_done = 0, parameters = 0;
+};
+using WeightsProgressFn = std::function<void(const WeightsProgress&)>;
+
 // Every pair analysed and ranked: {"bins", "layers": [...] worst first}.
 // detail = false leaves out what only one layer's view needs (histograms, per-channel series,
 // code counts, outlier indices): the ranked table of a large model, quickly.
-nlohmann::ordered_json weights_report(const Comparison& c, const WeightAnalysisOptions& options, bool detail = true);
+nlohmann::ordered_json weights_report(const Comparison& c, const WeightAnalysisOptions& options, bool detail = true,
+                                      const WeightsProgressFn& progress = {});
 
 // One layer by float or quant node id (nullopt when no pair has it).
 std::optional<nlohmann::ordered_json> weight_layer_report(const Comparison& c, const std::string& node_id,

@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { assertClean, clickNode, generatePair, launchBrowser, newPage, screenshot, startServer, waitDrawn } from './harness.mjs';
+import { assertClean, clickNode, exportGraphs, generatePair, launchBrowser, newPage, screenshot, startServer, waitDrawn } from './harness.mjs';
 
 const CONV = '<script>window.__pwned=1;alert(1)</script>';
 const RELU = '<img src=x onerror="window.__pwned=2;alert(2)">';
@@ -37,9 +37,9 @@ async function openPayloadPair() {
   return page;
 }
 
-/** Clicks an export button and keeps the file under `name` (its extension gives file:// its type). */
-async function exported(page, button, name) {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+/** Exports the graphs in `format` (as in view) and keeps the file under `name` (its extension gives file:// its type). */
+async function exported(page, format, name) {
+  const download = await exportGraphs(page, format);
   const file = path.join(outDir, name);
   copyFileSync(await download.path(), file);
   return file;
@@ -71,7 +71,7 @@ function injected(page) {
 
 test('SVG of the view: both graphs as shown, every model string as text, nothing runs', async () => {
   const page = await openPayloadPair();
-  const file = await exported(page, '#export-svg', 'view.svg');
+  const file = await exported(page, 'svg', 'view.svg');
   const text = readFileSync(file, 'utf8');
   assert.match(text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   // The nodes each view has in sight, as the page's node list places them.
@@ -108,7 +108,7 @@ test('SVG of the view: both graphs as shown, every model string as text, nothing
 
 test('HTML report: one file that opens offline, a CSP with no script, model strings as text, the graphs inside', async () => {
   const page = await openPayloadPair();
-  const file = await exported(page, '#export-html', 'report.html');
+  const file = await exported(page, 'html', 'report.html');
   await page.close();
   const html = readFileSync(file, 'utf8');
   assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">/);

@@ -249,3 +249,22 @@ export function pan(page, side, frames, dy) {
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * Exports both graphs through the toolbar's Graphs menu, as a user does: `format` png, svg or html,
+ * of `scope` (view, whole or selection); resolves to the download.
+ */
+export async function exportGraphs(page, format, scope = 'view') {
+  await page.click('#export-graphs');
+  await page.check(`#export-menu input[value="${scope}"]`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(`#export-${format}`)]);
+  return download;
+}
+
+/** Selects a float node through Find a node, as a user does: its full name typed, Enter. */
+export async function findNode(page, id) {
+  await page.fill('#search', id);
+  await page.waitForSelector('#search-results li');
+  await page.press('#search', 'Enter');
+  await page.waitForFunction((id) => JSON.parse(document.getElementById('selection-status').dataset.float || '[]').includes(id), id);
+}

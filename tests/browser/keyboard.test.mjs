@@ -147,7 +147,7 @@ test('/ focuses the search and keys typed there are text; f fits; ? shows the ke
   assert.equal(await page.isVisible('#key-help'), true);
   assert.equal(await page.getAttribute('#keys', 'aria-expanded'), 'true', 'the ? button says the help is open');
   const help = await page.textContent('#key-help');
-  for (const words of ['next mismatch', 'worst first', 'find a node', 'fit both graphs']) assert.ok(help.includes(words), words);
+  for (const words of ['next mismatch', 'worst first', 'find a node', 'fit at reading size']) assert.ok(help.includes(words), words);
   for (const theme of ['light', 'dark']) {
     await setTheme(page, theme);
     if (await page.isHidden('#key-help')) await page.keyboard.press('?');

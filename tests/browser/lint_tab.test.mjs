@@ -44,8 +44,7 @@ test('a conv with a zeroed and a collapsed output channel (PyTorch per-tensor PT
   const headers = await page.$$eval('#layer-table thead th', (ths) => ths.map((th) => th.textContent));
   const at = (title) => cells[headers.indexOf(title)];
   assert.equal(at('Quantized node'), '/down/conv/Conv');
-  assert.equal(at('Worst ch.'), '3');
-  assert.equal(at('Worst ch. dB'), first.channels.worst.sqnr_db.toFixed(1));
+  assert.equal(at('Worst ch. dB'), `${first.channels.worst.sqnr_db.toFixed(1)} (ch 3)`, 'the worst channel and its index');
   await page.click('#tab-lint');
   const rows = await page.$$eval('#lint-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
   const zeroed = rows.find((r) => r[1] === 'weight_channel_zeroed');

@@ -12,9 +12,9 @@ import {
 } from './protocol/messages';
 import { PageExports } from './export/page_exports';
 import { DetailPanel } from './ui/detail_panel';
-import { byId, el } from './ui/dom';
+import { afterNextFrame, byId, el } from './ui/dom';
 import { FusionView } from './ui/fusion_view';
-import { GraphView, type Camera } from './ui/graph_view';
+import { GraphView } from './ui/graph_view';
 import type { Shortcuts } from './ui/keyboard';
 import { measureLabels, type MeasuredSizes } from './ui/label_sizes';
 import { Minimap } from './ui/minimap';
@@ -25,6 +25,8 @@ import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeNam
 import { pageShortcuts } from './ui/page_keys';
 import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSources } from './ui/sources';
 import { bindTabs } from './ui/tabs';
+import { ExportMenu } from './ui/export_menu';
+import { ViewCameras } from './ui/view_cameras';
 import { WorkerConnection } from './worker/worker_connection';
 
 type Selection = Record<Side, number[]> & { primary: { side: Side; index: number } | null };
@@ -42,6 +44,7 @@ const NO_SELECTION: Selection = { float: [], quant: [], primary: null };
 class App {
   private readonly core: CoreConnection = uiHost()?.connection ?? new WorkerConnection(new URL('worker.js', import.meta.url));
   private readonly views: Record<Side, GraphView>;
+  private readonly cameras: ViewCameras;
   private readonly detail: DetailPanel;
   private readonly table: LayerTable;
   private readonly search: NodeSearch;
@@ -53,6 +56,7 @@ class App {
   /** The core's id of the activation comparison running, if one is. */
   private activationRequest: number | null = null;
   private readonly exports: PageExports;
+  private readonly exportMenu = new ExportMenu(byId<HTMLButtonElement>('export-graphs'), byId('export-menu'));
   private readonly keys: Shortcuts;
   private report: CompareReport | null = null;
   private coreVersion = '';
@@ -74,7 +78,6 @@ class App {
   private lastNode: { side: Side; id: string } | null = null;
   private running: { id: number | null; abort: AbortController } | null = null;
   private opening = 0;
-  private syncing = false;
   private pendingFiles: { float?: File; quant?: File; external: File[] } = { external: [] };
   private themeChoice: ThemeName | null = null;
   /** The host's saved view state, applied to the first comparison drawn. */
@@ -85,6 +88,7 @@ class App {
       float: this.makeView('float', 'Float'),
       quant: this.makeView('quant', 'Quantized'),
     };
+    this.cameras = new ViewCameras(SIDES.map((s) => this.views[s]), () => byId<HTMLInputElement>('link-views').checked);
     this.detail = new DetailPanel(byId('detail'), {
       selectId: (side, id) => this.selectId(side, id),
       loadWeights: (info, host) => void this.loadWeights(info, host),
@@ -125,7 +129,8 @@ class App {
     this.exports = new PageExports(this.core, () => this.report && {
       report: this.report, weights: this.weights, lint: this.lint, activations: this.activationIndex?.report ?? null, coreVersion: this.coreVersion, overlayTitle: OVERLAYS[this.overlay].title,
       views: this.views, tableCsv: () => this.table.toCsv(),
-    });
+      scope: this.exportMenu.scope, selected: { float: this.selection.float, quant: this.selection.quant },
+    }, (text, work) => this.busy(text, work), (message) => this.showError(message, 'export'));
     this.keys = pageShortcuts({
       comparison: () => this.comparison,
       primary: () => this.selection.primary,
@@ -134,8 +139,8 @@ class App {
       selectEntry: (entry) => this.selectEntry(entry),
       clearSelection: () => this.setSelection(NO_SELECTION, false),
       toggleSelectedGroup: () => this.toggleSelectedGroup(),
-      zoom: (factor) => this.zoom(factor),
-      fit: () => this.zoomToFit(),
+      zoom: (factor) => this.cameras.zoom(factor),
+      fit: () => this.cameras.fit(),
       focusSearch: () => byId('search').focus(),
     }, byId('key-help'));
     this.bindControls();
@@ -174,7 +179,7 @@ class App {
     const view = new GraphView(byId(`graph-${side}`), label, {
       select: (index) => (index === null ? this.setSelection(NO_SELECTION, false) : this.selectNode(side, index)),
       camera: (camera) => {
-        this.syncCamera(side, camera);
+        this.cameras.sync(this.views[side], camera);
         this.persist();
       },
       badgeHover: (edge, x, y) => this.showBadgeTooltip(side, edge, x, y),
@@ -222,16 +227,18 @@ class App {
     byId<HTMLSelectElement>('overlay').addEventListener('change', (e) => this.setOverlay((e.target as HTMLSelectElement).value as OverlayName));
     byId<HTMLInputElement>('raw-view').addEventListener('change', (e) => void this.setView((e.target as HTMLInputElement).checked ? 'nodes' : 'logical'));
     byId<HTMLInputElement>('link-views').addEventListener('change', (e) => {
-      if ((e.target as HTMLInputElement).checked) this.syncCamera('float', this.views.float.camera);
+      if ((e.target as HTMLInputElement).checked) this.cameras.sync(this.views.float, this.views.float.camera);
     });
-    byId('zoom-in').addEventListener('click', () => this.zoom(1.25));
-    byId('zoom-out').addEventListener('click', () => this.zoom(0.8));
-    byId('zoom-fit').addEventListener('click', () => this.zoomToFit());
-    byId('export-json').addEventListener('click', () => void this.exports.json());
-    byId('export-csv').addEventListener('click', () => this.exports.csv());
-    byId('export-png').addEventListener('click', () => void this.exports.png());
-    byId('export-svg').addEventListener('click', () => this.exports.svg());
-    byId('export-html').addEventListener('click', () => this.exports.html());
+    byId('zoom-in').addEventListener('click', () => this.cameras.zoom(1.25));
+    byId('zoom-out').addEventListener('click', () => this.cameras.zoom(0.8));
+    byId('zoom-fit').addEventListener('click', () => this.cameras.fit());
+    const exported = (what: string, done: Promise<void> | void) => void Promise.resolve(done).catch((e: unknown) =>
+      this.showError(`The ${what} export failed. ${e instanceof CoreRequestError ? describeError(e) : String(e)}${this.coreRestarted(e)}`, 'export'));
+    byId('export-json').addEventListener('click', () => exported('JSON', this.exports.json()));
+    byId('export-csv').addEventListener('click', () => exported('CSV', this.exports.csv()));
+    byId('export-png').addEventListener('click', () => exported('PNG', this.exports.png()));
+    byId('export-svg').addEventListener('click', () => exported('SVG', this.exports.svg()));
+    byId('export-html').addEventListener('click', () => exported('HTML', this.exports.html()));
     byId('keys').addEventListener('click', () => this.keys.toggleHelp());
     byId('collapse-all').addEventListener('click', () => void this.setAllGroups(false));
     byId('expand-all').addEventListener('click', () => void this.setAllGroups(true));
@@ -254,6 +261,21 @@ class App {
     const bar = byId<HTMLProgressElement>('progress-bar');
     if (fraction === undefined) bar.removeAttribute('value');
     else bar.value = fraction;
+  }
+
+  /**
+   * Shows the progress card while `work` runs: for what takes a while but is not one of the core's
+   * cancellable steps (an export), so without Cancel.
+   */
+  private async busy<T>(text: string, work: (update: (text: string, fraction?: number) => void) => Promise<T>): Promise<T> {
+    this.progress(text);
+    byId('cancel').hidden = true;
+    try {
+      return await work((t, f) => this.progress(t, f));
+    } finally {
+      byId('progress').hidden = true;
+      byId('cancel').hidden = false;
+    }
   }
 
   private cancel() {
@@ -332,7 +354,15 @@ class App {
     try {
       status.textContent = 'Analysing weights…';
       const bins = uiHost()?.options?.bins;
-      const weights = await this.core.request('weights', bins ? { bins } : {}).promise;
+      const weights = await this.core.request('weights', bins ? { bins } : {}, {
+        onProgress: (p) => {
+          if (ticket !== this.opening || p.fraction === undefined) return;
+          // "120 of 560 layers, 40 %": the fraction counts parameters, the better measure of the time left.
+          const howFar = `${p.detail.replace(/^analysing weights: /, '')}, ${Math.floor(p.fraction * 100)} %`;
+          status.textContent = `Analysing weights: ${howFar}`;
+          this.detail.analysisProgress(howFar);
+        },
+      }).promise.finally(() => this.detail.analysisProgress(null));
       if (ticket !== this.opening) return;
       this.weights = weights;
       this.comparison?.setWeights(weights);
@@ -386,8 +416,7 @@ class App {
     const previousIds = this.comparison ? SIDES.map((s) => previous[s].map((i) => this.comparison!.nodes[s][i].node.id)) : null;
     this.comparison = comparison;
     if (fresh) this.fusions.setReport(comparison.report);
-    byId<HTMLButtonElement>('export-png').disabled = false;
-    byId<HTMLButtonElement>('export-svg').disabled = false;
+    for (const id of ['export-graphs', 'export-png', 'export-svg']) byId<HTMLButtonElement>(id).disabled = false;
     const grouped = SIDES.some((side) => comparison.layout[side].groups.length > 0);
     for (const id of ['collapse-all', 'expand-all']) byId<HTMLButtonElement>(id).disabled = !grouped;
     if (this.weights) comparison.setWeights(this.weights);
@@ -417,7 +446,7 @@ class App {
     });
     this.repaint();
     requestAnimationFrame(() => mark('painted'));  // after this frame's drawing of both graphs
-    if (mode !== 'groups') this.firstView();
+    if (mode !== 'groups') this.cameras.first();
     const restored = fresh ? this.restored : null;
     this.restored = null;
     // The host's saved view (the page reloaded): its cameras, and its selection as it was, not scrolled to.
@@ -473,7 +502,7 @@ class App {
     await this.relayout('groups');
     // Every group closed, a graph may be a tenth of its height: a camera scrolled far down would
     // show empty space on both sides. Then the views start again from the graph's start.
-    if (SIDES.some((s) => !this.views[s].showsDrawing())) this.firstView();
+    if (SIDES.some((s) => !this.views[s].showsDrawing())) this.cameras.first();
   }
 
   /** Enter: opens the selected collapsed group, or closes the group around the selected node. */
@@ -572,7 +601,7 @@ class App {
     this.fusions.showEntry(info.entry);
     this.activations.select(info.entry);
     this.lintView.select(selection.quant.flatMap((i) => c.nodes.quant[i].logicalOp?.nodes ?? [c.nodes.quant[i].node.id]));
-    if (reveal) this.reveal();
+    if (reveal) this.cameras.reveal(SIDES.map((s) => selection[s]), SIDES.map((s) => (selection.primary?.side === s ? selection.primary.index : selection[s][0] ?? null)));
   }
 
   private refreshDetail() {
@@ -585,76 +614,6 @@ class App {
       return;
     }
     this.detail.show(info, c, this.selection[other(p.side)].map((i) => c.nodes[other(p.side)][i]));
-  }
-
-  /** Scrolls the selected nodes into view on both sides (zooming out if they do not fit). */
-  private reveal() {
-    const linked = byId<HTMLInputElement>('link-views').checked;
-    const boxes = SIDES.map((s) => this.views[s].boundsOf(this.selection[s]));
-    if (boxes.every((b, k) => !b || this.views[SIDES[k]].isVisible(b))) return;
-    const cams: Partial<Record<Side, Camera>> = {};
-    let scale = Math.min(this.views.float.camera.scale, this.views.quant.camera.scale);
-    SIDES.forEach((s, k) => {
-      const b = boxes[k];
-      if (!b) return;
-      const { width, height } = this.views[s].size;
-      scale = Math.min(scale, (width - 48) / Math.max(b.x1 - b.x0, 1), (height - 48) / Math.max(b.y1 - b.y0, 1));
-    });
-    scale = Math.max(scale, 0.05);
-    const ys = boxes.filter((b) => b).map((b) => (b!.y0 + b!.y1) / 2);
-    const cy = ys.reduce((a, b) => a + b, 0) / Math.max(ys.length, 1);
-    SIDES.forEach((s, k) => {
-      const b = boxes[k];
-      const { width, height } = this.views[s].size;
-      const cam = this.views[s].camera;
-      const y = linked ? cy : b ? (b.y0 + b.y1) / 2 : null;
-      if (!b && !linked) return;
-      cams[s] = {
-        scale: linked || b ? scale : cam.scale,
-        tx: b ? width / 2 - ((b.x0 + b.x1) / 2) * scale : cam.tx,
-        ty: y === null ? cam.ty : height / 2 - y * scale,
-      };
-    });
-    for (const s of SIDES) if (cams[s]) this.views[s].setCamera(cams[s]!);
-  }
-
-  // ---- views -------------------------------------------------------------------------------------
-  private syncCamera(from: Side, camera: Camera) {
-    if (this.syncing || !byId<HTMLInputElement>('link-views').checked) return;
-    this.syncing = true;
-    const to = this.views[other(from)];
-    const mine = this.views[from];
-    // Rows are shared: the other side takes the same zoom and vertical offset, and keeps its own
-    // horizontal centre.
-    const old = to.camera;
-    const centre = (to.size.width / 2 - old.tx) / old.scale;
-    to.setCamera({ scale: camera.scale, ty: camera.ty, tx: to.size.width / 2 - centre * camera.scale + (camera.tx - mine.camera.tx) });
-    this.syncing = false;
-  }
-
-  private zoom(factor: number) {
-    // Linked, the float view's zoom is passed on to the other one: zooming both would apply the
-    // factor twice (each view's change is synced to the other).
-    if (byId<HTMLInputElement>('link-views').checked) {
-      this.views.float.zoomAt(factor);
-      this.syncCamera('float', this.views.float.camera);
-    } else {
-      for (const s of SIDES) this.views[s].zoomAt(factor);
-    }
-  }
-
-  zoomToFit() {
-    const scale = Math.min(this.views.float.fitScale(), this.views.quant.fitScale());
-    for (const s of SIDES) this.views[s].setCamera(this.views[s].fitCamera(scale));
-  }
-
-  /** The first view: everything if labels stay readable, else readable size from the top (inputs first). */
-  private firstView() {
-    const fit = Math.min(this.views.float.fitScale(), this.views.quant.fitScale());
-    if (fit >= 0.8) return this.zoomToFit();
-    const widest = Math.max(...SIDES.map((s) => (this.views[s].drawing?.width ?? 1) / Math.max(this.views[s].size.width - 32, 1)));
-    const scale = Math.max(fit, Math.min(1, 1 / widest));
-    for (const s of SIDES) this.views[s].setCamera({ ...this.views[s].fitCamera(scale), ty: 16 });
   }
 
   private setOverlay(name: OverlayName) {
@@ -811,10 +770,6 @@ class App {
   }
 }
 
-/** Resolves in the task after the next frame's drawing. */
-function afterNextFrame(): Promise<void> {
-  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-}
 
 /** Marks a stage of opening a pair on the page's performance timeline ("vq:aligned"), for the page benchmark's breakdown. */
 function mark(stage: string) {

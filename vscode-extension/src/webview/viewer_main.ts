@@ -8,6 +8,7 @@ import { byId, el, fmt } from '../../../web/src/ui/dom';
 import { GraphView, type Camera, type NodePaint } from '../../../web/src/ui/graph_view';
 import { NodeReportCache, nodeDetailBox } from '../../../web/src/ui/node_detail_view';
 import { textOn } from '../../../web/src/ui/overlays';
+import { ViewCameras } from '../../../web/src/ui/view_cameras';
 import { focusGraphWhenShown } from './focus';
 import { keptState } from './kept_state';
 import { editorTheme, pageInit, vscodeApi } from './page_host';
@@ -54,6 +55,7 @@ const graph = new GraphView(byId('graph-model'), 'Model', {
   camera: () => persist(),
   badgeHover: (edge, x, y) => tooltip(edge, x, y),
 });
+const cameras = new ViewCameras([graph]);
 
 function persist() {
   kept.save({ view, selected: selected === null || !layout ? null : layout.nodes[selected].id, camera: layout ? graph.camera : null });
@@ -113,7 +115,7 @@ async function showLayout() {
   repaint();
   byId('model-count').textContent = `${l.stats.model_nodes} nodes · ${l.nodes.length} drawn`;
   if (previous?.camera) graph.setCamera(previous.camera);
-  else graph.setCamera(graph.fitCamera(Math.max(Math.min(1, graph.fitScale()), graph.fitScale())));
+  else cameras.first();
   const index = previous?.selected ? l.nodes.findIndex((n) => n.id === previous.selected) : -1;
   select(index >= 0 ? index : null);
   await graph.listReady;  // the node list is built after the first frame
@@ -243,9 +245,9 @@ byId<HTMLInputElement>('raw-view').addEventListener('change', (e) => {
   restored = { view, selected: id, camera: null };
   showLayout().catch((err) => showError(`Layout failed. ${err instanceof CoreRequestError ? describeError(err) : String(err)}`, 'layout'));
 });
-byId('zoom-in').addEventListener('click', () => graph.zoomAt(1.25));
-byId('zoom-out').addEventListener('click', () => graph.zoomAt(0.8));
-byId('zoom-fit').addEventListener('click', () => graph.setCamera(graph.fitCamera()));
+byId('zoom-in').addEventListener('click', () => cameras.zoom(1.25));
+byId('zoom-out').addEventListener('click', () => cameras.zoom(0.8));
+byId('zoom-fit').addEventListener('click', () => cameras.fit());
 byId('compare-with').addEventListener('click', () => vscodeApi().postMessage({ type: 'action', action: 'compareWith' }));
 byId('cancel').addEventListener('click', () => {
   if (running !== null) core.cancel(running);

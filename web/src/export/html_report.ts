@@ -3,7 +3,7 @@
 // escaped, and it carries a Content-Security-Policy that allows no script at all (only its own
 // inline styles), so whatever a model's names hold, opening the report runs nothing.
 import type { ActivationsReport, CompareReport, LintFinding, WeightLayer, WeightsReport } from '../protocol/messages';
-import { COLUMNS } from '../ui/layer_table';
+import { cellText, SHOWN_COLUMNS } from '../ui/layer_table';
 
 export interface FullReport {
   report: CompareReport;
@@ -31,10 +31,7 @@ function table(head: string[], rows: string[][], numeric: boolean[] = []): strin
 }
 
 function layerTable(layers: WeightLayer[]): string {
-  return table(COLUMNS.map((c) => c.title), layers.map((l) => COLUMNS.map((c) => {
-    const v = c.value(l);
-    return c.format ? c.format(v as number | null) : String(v ?? '');
-  })), COLUMNS.map((c) => !!c.numeric));
+  return table(SHOWN_COLUMNS.map((c) => c.title), layers.map((l) => SHOWN_COLUMNS.map((c) => cellText(c, l))), SHOWN_COLUMNS.map((c) => !!c.numeric));
 }
 
 const STYLE = `body{font:14px/1.5 system-ui,sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#1c2127}

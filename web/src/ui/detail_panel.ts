@@ -45,9 +45,27 @@ function quantRow(name: string, q: TensorQuantization | null): HTMLTableRowEleme
 export class DetailPanel {
   /** Node details asked of the core, per comparison (a new pair starts afresh). */
   private readonly nodeReports = new WeakMap<Comparison, NodeReportCache>();
+  /** How far the analysis of every layer is while it runs ("120 of 560 layers, 40 %"), else null. */
+  private analysis: string | null = null;
+  /** The weight charts' placeholder shown now, if any. */
+  private waiting: HTMLElement | null = null;
 
   constructor(private readonly host: HTMLElement, private readonly actions: DetailActions) {
     this.clear();
+  }
+
+  /**
+   * How far the analysis of every layer is (null once done). A layer's charts are asked of the same
+   * core, after it: while it runs, the placeholder says what it waits for, and how far that is.
+   */
+  analysisProgress(text: string | null): void {
+    this.analysis = text;
+    if (this.waiting?.isConnected) this.waiting.textContent = this.waitingText();
+  }
+
+  private waitingText(): string {
+    return this.analysis === null ? 'Loading the weight analysis…'
+      : `Waiting for the analysis of every layer (${this.analysis}); this op's charts come right after it.`;
   }
 
   clear(message = 'Click a node in either graph, or a row of the layer table.'): void {
@@ -179,7 +197,8 @@ export class DetailPanel {
   private weightsSection(info: NodeInfo, comparison: Comparison, counterparts: NodeInfo[]) {
     const layer = comparison.weightLayer(info);
     if (!layer && !info.logicalOp?.weight && !counterparts.some((c) => c.logicalOp?.weight)) return null;
-    const charts = el('div', { class: 'charts', attrs: { 'data-field': 'weight-charts' } }, el('p', { class: 'muted', text: 'Loading the weight analysis…' }));
+    this.waiting = el('p', { class: 'muted', text: this.waitingText(), attrs: { 'data-field': 'weight-wait' } });
+    const charts = el('div', { class: 'charts', attrs: { 'data-field': 'weight-charts' } }, this.waiting);
     return { section: section('Weights', layer ? weightSummary(layer) : null, charts), charts };
   }
 }

@@ -15,6 +15,11 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/** Resolves in the task after the next frame's drawing (what was put on screen has been painted). */
+export function afterNextFrame(): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
+
 export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const node = document.getElementById(id);
   if (!node) throw new Error(`#${id} missing from the page`);

@@ -94,10 +94,15 @@ export class FusionView {
     const rows: number[][] = [];
     g.layer.forEach((l, k) => (rows[l] ??= []).push(k));
     const rowWidth = (row: number[]) => row.reduce((s, k) => s + width(g.float[k]), 0) + COL_GAP * (row.length - 1);
-    const floatW = Math.max(...rows.map(rowWidth), 40);
-    const quantW = Math.max(...g.quant.map(width), 40);
+    // Each column as wide as its widest box and its bold title; the arrow as its verification word.
+    const boxesW = Math.max(...rows.map(rowWidth), 40), quantBoxesW = Math.max(...g.quant.map(width), 40);
+    ctx.font = `600 ${FONT}`;
+    const floatW = Math.max(boxesW, ctx.measureText('float').width + 2);
+    const quantW = Math.max(quantBoxesW, ctx.measureText('quantized').width + 2);
+    ctx.font = FONT;
+    const arrowW = Math.max(ARROW, ctx.measureText(verification).width + 20);
     const height = Math.max(rows.length, g.quant.length) * (NODE_H + ROW_GAP) - ROW_GAP + 2 * PAD + 14;
-    const cssW = PAD + floatW + ARROW + quantW + PAD;
+    const cssW = PAD + floatW + arrowW + quantW + PAD;
     const pos = new Map<number, { x: number; y: number; w: number }>();
     rows.forEach((row, r) => {
       let x = PAD + (floatW - rowWidth(row)) / 2;
@@ -143,7 +148,7 @@ export class FusionView {
       box(p.x, p.y, p.w, op.op_type, fill);
     });
     // The quantized op(s), middle right, with the arrow from the float subgraph labelled by the verification.
-    const qx = PAD + floatW + ARROW;
+    const qx = PAD + floatW + arrowW;
     const qTop = PAD + 14 + (height - PAD - 14 - PAD - g.quant.length * (NODE_H + ROW_GAP) + ROW_GAP) / 2;
     g.quant.forEach((op, k) => box(qx, qTop + k * (NODE_H + ROW_GAP), width(op), op.op_type, fill));
     const midY = qTop + (g.quant.length * (NODE_H + ROW_GAP) - ROW_GAP) / 2;
@@ -154,7 +159,7 @@ export class FusionView {
     ctx.font = FONT;
     ctx.textAlign = 'center';
     ctx.textBaseline = 'bottom';
-    ctx.fillText(verification, PAD + floatW + ARROW / 2, midY - 4);
+    ctx.fillText(verification, PAD + floatW + arrowW / 2, midY - 4);
     ctx.font = `600 ${FONT}`;
     ctx.textAlign = 'left';
     ctx.textBaseline = 'top';

@@ -17,6 +17,14 @@ export interface Camera {
   ty: number;
 }
 
+/** A rectangle of the drawing, in drawing units (layout coordinates). */
+export interface Region {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
 export interface NodePaint {
   fill: string;
   text: string;
@@ -263,7 +271,7 @@ export class GraphView {
   }
 
   /** The bounding box of some nodes, in drawing units. */
-  boundsOf(indices: number[]): { x0: number; y0: number; x1: number; y1: number } | null {
+  boundsOf(indices: readonly number[]): Region | null {
     if (!this.layout || indices.length === 0) return null;
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     for (const i of indices) {
@@ -282,7 +290,7 @@ export class GraphView {
   }
 
   /** True when the box is inside the viewport. */
-  isVisible(b: { x0: number; y0: number; x1: number; y1: number }): boolean {
+  isVisible(b: Region): boolean {
     const { scale, tx, ty } = this.cam;
     return b.x0 * scale + tx >= 0 && b.x1 * scale + tx <= this.cssWidth && b.y0 * scale + ty >= 0 && b.y1 * scale + ty <= this.cssHeight;
   }
@@ -351,17 +359,50 @@ export class GraphView {
     if (!layout) return;
     const { scale, tx, ty } = this.cam;
     try {
-      this.drawGraph(layout, scale, tx, ty, dpr, started);
+      const { nodes, edges } = this.drawGraph(ctx, layout, { scale, tx, ty }, dpr, this.cssWidth, this.cssHeight);
+      this.stats = { frames: this.stats.frames + 1, lastFrameMs: performance.now() - started, drawnNodes: nodes, drawnEdges: edges };
+      // For the status of the drawing (and the tests): frames drawn, the last frame's time, what it drew.
+      const d = this.canvas.dataset;
+      d.frames = String(this.stats.frames);
+      d.frameMs = this.stats.lastFrameMs.toFixed(2);
+      d.drawnNodes = String(nodes);
+      d.drawnEdges = String(edges);
     } finally {
       for (const listener of this.frameListeners) listener(this.content);
     }
   }
 
-  private drawGraph(layout: LayoutReport, scale: number, tx: number, ty: number, dpr: number, started: number) {
-    const { ctx, theme } = this;
+  /**
+   * A snapshot as if the view were `region` (drawing units) shown at `scale`: what the exports of
+   * the whole graph or of a selection's neighbourhood draw, whatever the view shows now.
+   */
+  snapshotOf(region: Region, scale = 1): ViewSnapshot | null {
+    const now = this.snapshot();
+    if (!now) return null;
+    return { ...now, camera: { scale, tx: -region.x0 * scale, ty: -region.y0 * scale },
+      width: Math.ceil((region.x1 - region.x0) * scale), height: Math.ceil((region.y1 - region.y0) * scale) };
+  }
+
+  /** `region` drawn as the view draws it, at `scale` (CSS pixels a drawing unit) and `dpr` device pixels a CSS pixel, on a new canvas. */
+  render(region: Region, scale: number, dpr: number): HTMLCanvasElement {
+    const width = Math.ceil((region.x1 - region.x0) * scale), height = Math.ceil((region.y1 - region.y0) * scale);
+    const out = document.createElement('canvas');
+    out.width = Math.max(1, Math.round(width * dpr));
+    out.height = Math.max(1, Math.round(height * dpr));
+    const ctx = out.getContext('2d')!;
+    ctx.fillStyle = this.theme.background;
+    ctx.fillRect(0, 0, out.width, out.height);
+    if (this.layout) this.drawGraph(ctx, this.layout, { scale, tx: -region.x0 * scale, ty: -region.y0 * scale }, dpr, width, height);
+    return out;
+  }
+
+  /** Draws what of the layout a `width` × `height` viewport shows through `cam`; says how many nodes and edges it drew. */
+  private drawGraph(ctx: CanvasRenderingContext2D, layout: LayoutReport, cam: Camera, dpr: number, width: number, height: number) {
+    const { theme } = this;
+    const { scale, tx, ty } = cam;
     ctx.setTransform(dpr * scale, 0, 0, dpr * scale, dpr * tx, dpr * ty);
     const px = 1 / scale;  // one CSS pixel in drawing units
-    const vx0 = -tx / scale, vy0 = -ty / scale, vx1 = (this.cssWidth - tx) / scale, vy1 = (this.cssHeight - ty) / scale;
+    const vx0 = -tx / scale, vy0 = -ty / scale, vx1 = (width - tx) / scale, vy1 = (height - ty) / scale;
     const detail = scale >= LABEL_SCALE;
 
     // Open name-scope groups: faint boxes with their label.
@@ -485,13 +526,7 @@ export class GraphView {
         }
       }
     }
-    this.stats = { frames: this.stats.frames + 1, lastFrameMs: performance.now() - started, drawnNodes: nodes.length, drawnEdges: edges.length };
-    // For the status of the drawing (and the tests): frames drawn, the last frame's time, what it drew.
-    const d = this.canvas.dataset;
-    d.frames = String(this.stats.frames);
-    d.frameMs = this.stats.lastFrameMs.toFixed(2);
-    d.drawnNodes = String(nodes.length);
-    d.drawnEdges = String(edges.length);
+    return { nodes: nodes.length, edges: edges.length };
   }
 
   /** The node under a canvas point (CSS pixels), or null. */

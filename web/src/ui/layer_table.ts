@@ -2,36 +2,54 @@
 // filterable by name or op type. Clicking a row selects the layer's nodes in both graphs.
 import type { WeightLayer } from '../protocol/messages';
 import { el, fmt, onRowActivate } from './dom';
+import { MiddleEllipsis, pathPartCounts } from './middle_ellipsis';
 import { byColumn, csvTable, markSorted, sortHeader, type SortableColumn } from './sortable_columns';
 
 interface Column extends SortableColumn {
   value(l: WeightLayer): string | number | null;
-  format?(v: number | null): string;
+  format?(v: number | null, l: WeightLayer): string;
+  /** The cells' class beyond 'num' (styles.css). */
+  cellClass?: string;
+  /** In the CSV only (its value is shown in another column on screen). */
+  csvOnly?: boolean;
 }
 
 /** One formatter for every cell (toLocaleString makes one per call). */
 const INTEGER = new Intl.NumberFormat('en-US');
 
-export const COLUMNS: Column[] = [
+const COLUMNS: Column[] = [
   { key: 'rank', title: 'Rank', help: "The core's ranking: lowest SQNR first, of the tensor or of its worst channel when that is lower",
     value: (l) => l.rank, numeric: true, format: (v) => String(v) },
-  { key: 'float_node', title: 'Float node', value: (l) => l.float_node },
-  { key: 'quant_node', title: 'Quantized node', value: (l) => l.quant_node },
+  { key: 'float_node', title: 'Float node', value: (l) => l.float_node, cellClass: 'name' },
+  { key: 'quant_node', title: 'Quantized node', value: (l) => l.quant_node, cellClass: 'name' },
   { key: 'op', title: 'Op', value: (l) => (l.float_op_type === l.quant_op_type ? l.float_op_type : `${l.float_op_type} → ${l.quant_op_type}`) },
   { key: 'type', title: 'Codes', value: (l) => l.codes?.type ?? '' },
   { key: 'parameters', title: 'Params', value: (l) => l.parameters, numeric: true, format: (v) => (v === null ? '–' : INTEGER.format(v)) },
   { key: 'sqnr', title: 'SQNR dB', help: 'Weight SQNR of the whole tensor (∞: no error)', value: (l) => l.error.sqnr_db, numeric: true,
     format: (v) => (v === null ? '∞' : v.toFixed(1)) },
-  { key: 'worst_channel_sqnr', title: 'Worst ch. dB', help: 'Weight SQNR of the worst output channel (a zeroed channel hides behind the tensor-wide figure)',
-    value: (l) => (l.channels.worst ? l.channels.worst.sqnr_db : null), numeric: true, format: (v) => (v === null ? '–' : v.toFixed(1)) },
+  { key: 'worst_channel_sqnr', title: 'Worst ch. dB', help: 'Weight SQNR of the worst output channel, and its index (a zeroed channel hides behind the tensor-wide figure)',
+    value: (l) => (l.channels.worst ? l.channels.worst.sqnr_db : null), numeric: true,
+    format: (v, l) => (v === null || !l.channels.worst ? '–' : `${v.toFixed(1)} (ch ${l.channels.worst.index})`) },
+  // In the CSV a column of its own; on screen beside its SQNR (the table fits a laptop screen so).
   { key: 'worst_channel', title: 'Worst ch.', help: 'Index of the worst output channel', value: (l) => l.channels.worst?.index ?? null, numeric: true,
-    format: (v) => (v === null ? '–' : String(v)) },
+    csvOnly: true },
   { key: 'cosine', title: 'Cosine', value: (l) => l.error.cosine, numeric: true, format: (v) => (v === null ? '–' : v.toFixed(5)) },
-  { key: 'max_lsb', title: 'Max |err| LSB', value: (l) => l.error.max_abs_lsb, numeric: true, format: (v) => fmt(v) },
-  { key: 'rel_l2', title: 'Rel. L2', value: (l) => l.error.relative_l2, numeric: true, format: (v) => fmt(v) },
-  { key: 'spread', title: 'Ch. spread', value: (l) => l.channels.range_spread, numeric: true, format: (v) => fmt(v) },
-  { key: 'note', title: 'Note', value: (l) => l.note ?? '' },
+  { key: 'max_lsb', title: 'Max LSB', help: 'The largest |error|, in quantization steps (0.5: rounding alone)', value: (l) => l.error.max_abs_lsb,
+    numeric: true, format: (v) => fmt(v) },
+  { key: 'spread', title: 'Spread', help: "The widest output channel's value range over the narrowest's (what a per-tensor scale suffers from)",
+    value: (l) => l.channels.range_spread, numeric: true, format: (v) => fmt(v) },
+  // Last, and taking what width is left (its full text in the tooltip and the detail panel).
+  { key: 'note', title: 'Note', value: (l) => l.note ?? '', cellClass: 'note' },
 ];
+// The relative L2 error is not a column: it is 10^(-SQNR/20), the SQNR column again. The JSON report has it.
+/** The columns on screen (and in the HTML report's table). */
+export const SHOWN_COLUMNS = COLUMNS.filter((c) => !c.csvOnly);
+
+/** A cell's text as the table shows it. */
+export function cellText(c: Column, l: WeightLayer): string {
+  const v = c.value(l);
+  return c.format ? c.format(v as number | null, l) : String(v ?? '');
+}
 
 /** The table's rows as CSV (also written by the VS Code extension host, without the page). */
 export function layersToCsv(layers: WeightLayer[]): string {
@@ -63,9 +81,15 @@ export class LayerTable {
   private readonly scroller: HTMLElement;
   private rowHeight = 0;
   private frame = 0;
+  /** Node names cut in the middle to the name cells' width (styles.css: --name-cell), in the table's font. */
+  private readonly names = new MiddleEllipsis();
+  private nameWidth = 0;
+  private font = '';
+  /** Per name column, in how many names each path part is (the most common are left out first when a name is cut). */
+  private readonly partCounts = new Map<string, Map<string, number>>();
 
-  constructor(table: HTMLTableElement, private readonly count: HTMLElement, private readonly onSelect: (layer: WeightLayer) => void) {
-    ({ tbody: this.tbody, headers: this.headers } = sortHeader(table, COLUMNS, (key) => this.sortBy(key)));
+  constructor(private readonly table: HTMLTableElement, private readonly count: HTMLElement, private readonly onSelect: (layer: WeightLayer) => void) {
+    ({ tbody: this.tbody, headers: this.headers } = sortHeader(table, SHOWN_COLUMNS, (key) => this.sortBy(key)));
     onRowActivate(this.tbody, (row) => {
       const at = row.dataset.entry ? this.positionOf.get(Number(row.dataset.entry)) : undefined;
       return at === undefined ? null : this.shown[at];
@@ -75,14 +99,16 @@ export class LayerTable {
       if (this.windowed() && !this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.drawRows(); });
     };
     this.scroller.addEventListener('scroll', later, { passive: true });
-    // A tab shown again (or the panel resized) shows another number of rows.
-    new ResizeObserver(later).observe(this.scroller);
+    // A tab shown again (or the panel resized) shows another number of rows, or names cut to another width.
+    new ResizeObserver(() => (this.measureNames() && !this.windowed() ? this.drawRows() : later())).observe(this.scroller);
   }
 
   /** The analysed layers, and how many aligned weights were not analysed (invalid quantization parameters). */
   setLayers(layers: WeightLayer[], notAnalysed = 0): void {
     this.layers = layers;
     this.notAnalysed = notAnalysed;
+    for (const c of SHOWN_COLUMNS) if (c.cellClass === 'name') this.partCounts.set(c.key, pathPartCounts(layers.map((l) => String(c.value(l)))));
+    this.names.clear();
     this.render();
   }
 
@@ -96,7 +122,7 @@ export class LayerTable {
     else {
       this.sortKey = key;
       // Numbers where larger is worse start from the largest; the rest ascend.
-      this.ascending = !['max_lsb', 'rel_l2', 'spread', 'parameters'].includes(key);
+      this.ascending = !['max_lsb', 'spread', 'parameters'].includes(key);
     }
     this.render();
   }
@@ -155,7 +181,19 @@ export class LayerTable {
   }
 
   /** Every row, or in a long table the rows in view with a spacer above and below for the rest. */
+  /** Reads the name cells' width and the table's font; true when they changed (the window crossed a breakpoint). */
+  private measureNames(): boolean {
+    const style = getComputedStyle(this.table);
+    // The cell's own padding (6 px a side) is not room for text.
+    const width = (parseFloat(style.getPropertyValue('--name-cell')) || 160) - 12, font = style.font;
+    const changed = width !== this.nameWidth || font !== this.font;
+    this.nameWidth = width;
+    this.font = font;
+    return changed;
+  }
+
   private drawRows() {
+    this.measureNames();
     const fragment = document.createDocumentFragment();
     if (!this.windowed()) {
       for (const l of this.shown) fragment.append(this.row(l));
@@ -179,17 +217,17 @@ export class LayerTable {
 
   private row(l: WeightLayer): HTMLTableRowElement {
     const tr = el('tr', { attrs: { 'data-entry': String(l.entry), 'data-rank': String(l.rank), tabindex: '0', 'aria-selected': String(l.entry === this.selectedEntry) } });
-    for (const c of COLUMNS) {
+    for (const c of SHOWN_COLUMNS) {
       const v = c.value(l);
-      const text = c.format ? c.format(v as number | null) : String(v ?? '');
-      tr.append(el('td', { class: c.numeric ? 'num' : '', text, title: typeof v === 'string' ? v : undefined }));
+      const text = c.cellClass === 'name' ? this.names.cut(cellText(c, l), this.nameWidth, this.font, this.partCounts.get(c.key)) : cellText(c, l);
+      tr.append(el('td', { class: c.numeric ? 'num' : c.cellClass ?? '', text, title: typeof v === 'string' ? v : undefined }));
     }
     return tr;
   }
 
   /** Room for rows not drawn (its height set through the CSSOM, which the page's CSP allows). */
   private spacer(height: number): HTMLTableRowElement {
-    const td = el('td', { attrs: { colspan: String(COLUMNS.length) } });
+    const td = el('td', { attrs: { colspan: String(SHOWN_COLUMNS.length) } });
     td.style.height = `${height}px`;
     const tr = el('tr', { class: 'spacer', attrs: { 'aria-hidden': 'true' } }, td);
     return tr;

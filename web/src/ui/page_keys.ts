@@ -79,7 +79,7 @@ export function pageShortcuts(t: KeyTarget, help: HTMLElement): Shortcuts {
     { keys: ['ArrowRight'], shown: '→', help: 'to the node on the right in the same row', graphOnly, run: () => walk('right') },
     { keys: ['Enter'], shown: 'Enter', help: 'open the selected group, or close the group around the selected node', graphOnly, run: () => t.toggleSelectedGroup() },
     { keys: ['/'], shown: '/', help: 'find a node by name or op type', run: () => t.focusSearch() },
-    { keys: ['f'], shown: 'f', help: 'fit both graphs in view', run: () => t.fit() },
+    { keys: ['f'], shown: 'f', help: 'fit at reading size; again for the whole graph', run: () => t.fit() },
     { keys: ['+', '='], shown: '+ / −', help: 'zoom in / out', run: () => t.zoom(1.25) },
     { keys: ['-'], shown: '', help: '', run: () => t.zoom(0.8) },
     { keys: ['Escape'], shown: 'Esc', help: 'clear the selection (or close this help)', run: () => (keys.helpOpen ? keys.toggleHelp(false) : t.clearSelection()) },

@@ -153,10 +153,18 @@ const handlers: { [M in Method]: Handler<M> } = {
   weights({ bins, detail }, id) {
     const p = requirePair();
     progress(id, 'weights', 'analysing every quantized weight');
+    // Layer by layer, at most ten messages a second: the page shows how far it is.
+    let shown = 0;
+    const onProgress = (done: number, layers: number, parametersDone: number, parameters: number) => {
+      const now = performance.now();
+      if (now - shown < 100 && done < layers) return;
+      shown = now;
+      progress(id, 'weights', `analysing weights: ${done} of ${layers} layers`, parameters ? parametersDone / parameters : done / Math.max(layers, 1));
+    };
     // The table's fields only, kept: one layer's histograms and series come with weightLayer(). The
     // full report (the JSON export) is made when asked.
-    if (detail || bins !== undefined) return p.comparison.weights(bins ?? 0, { detail: detail ?? false });
-    p.weights ??= p.comparison.weights(0, { detail: false });
+    if (detail || bins !== undefined) return p.comparison.weights(bins ?? 0, { detail: detail ?? false, onProgress });
+    p.weights ??= p.comparison.weights(0, { detail: false, onProgress });
     return p.weights;
   },
   weightLayer({ nodeId, bins }) {
