@@ -37,7 +37,11 @@ export class ActivationsCancelled extends Error {
 export function typedArray(type, bytes) {
   const T = TYPED[type];
   if (!T) throw new Error(`element type ${type} is not supported by the runtime bridge`);
-  const copy = new Uint8Array(bytes);  // a copy, also of a Node Buffer (whose slice() is a view)
+  // Bytes that are their buffer already (the core's feeds: a fresh copy out of wasm memory) are
+  // taken as they are: a second copy of a 64 MiB activation is garbage the page holds until a GC.
+  // (A Node Buffer from the pool, or a slice, is a view into a larger buffer: copied.)
+  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const copy = own ? bytes : new Uint8Array(bytes);
   return new T(copy.buffer, 0, copy.byteLength / T.BYTES_PER_ELEMENT);
 }
 
