@@ -108,12 +108,10 @@ ActivationSession::ActivationSession(const Comparison& c, std::vector<Sample> sa
 // points written by one op stay together (a segment computes each op once).
 void ActivationSession::make_chunks() {
   const Model& q = c_.quant_model;
-  std::map<NodeId, std::size_t> position;
-  for (std::size_t i = 0; i < q.main_graph().nodes.size(); ++i) position[q.main_graph().nodes[i]] = i + 1;
+  const std::vector<std::size_t> position = q.main_graph_order();
   const auto place = [&](std::size_t i) {
     const NodeId p = q.values[plan_.points[i].quant_value].producer;
-    const auto it = p == kNone ? position.end() : position.find(p);
-    return it == position.end() ? std::size_t{0} : it->second;
+    return p == kNone ? std::size_t{0} : position[p];
   };
   std::vector<std::size_t> order(plan_.points.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

@@ -47,8 +47,8 @@ bool passes_codes_through(const std::string& op) {
 class Planner {
  public:
   explicit Planner(const Comparison& c) : c_(c) {
-    index_positions(c.float_model, float_pos_);
-    index_positions(c.quant_model, quant_pos_);
+    float_pos_ = c.float_model.main_graph_order();
+    quant_pos_ = c.quant_model.main_graph_order();
   }
 
   ComparePlan plan() {
@@ -81,14 +81,9 @@ class Planner {
   }
 
  private:
-  static void index_positions(const Model& m, std::vector<std::size_t>& pos) {
-    pos.assign(m.nodes.size(), 0);
-    const Graph& g = m.main_graph();
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) pos[g.nodes[i]] = i;
-  }
   static std::size_t order_of(const Model& m, const std::vector<std::size_t>& pos, ValueId v) {
     const NodeId n = m.values[v].producer;
-    return n == kNone ? 0 : pos[n] + 1;
+    return n == kNone ? 0 : pos[n];
   }
 
   // Model outputs by position, when both models have as many (names may differ).

@@ -56,9 +56,7 @@ struct Cut {
 };
 
 Cut cut_groups(const Model& m, const std::vector<std::vector<ValueId>>& targets) {
-  const Graph& main = m.main_graph();
-  std::map<NodeId, std::size_t> position;
-  for (std::size_t i = 0; i < main.nodes.size(); ++i) position[main.nodes[i]] = i;
+  const std::vector<std::size_t> position = m.main_graph_order();
   ConstantValues constant(m);
   std::map<NodeId, std::size_t> segment_of;  // the non-constant nodes
   std::vector<std::set<NodeId>> nodes(targets.size());

@@ -119,6 +119,14 @@ class Model {
   std::vector<Warning> warnings;
 
   const Graph& main_graph() const { return graphs.front(); }
+  // Per node, its place in the main graph's (topological) order counted from 1; 0 for a node of a
+  // body. The order key of what is cut, grouped and compared in model order.
+  std::vector<std::size_t> main_graph_order() const {
+    std::vector<std::size_t> order(nodes.size(), 0);
+    const Graph& g = main_graph();
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) order[g.nodes[i]] = i + 1;
+    return order;
+  }
   // Bytes of a tensor's payload in raw layout (reads external data on demand).
   PayloadBytes payload(const Tensor& tensor) const;
 
