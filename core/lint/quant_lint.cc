@@ -16,6 +16,7 @@
 #include "quant/weight_view.h"
 #include "report/weights_report.h"
 #include "util/format.h"
+#include "util/parallel.h"
 
 namespace vq {
 namespace {
@@ -281,66 +282,105 @@ class Linter {
   // more: a scale too coarse for it, the classic per-tensor case). Read on the aligned pairs the
   // weight analysis reads, with a BatchNormalization folded into the quantized weight applied to
   // the float one (weight_pairs).
+  // One weight's channels that quantization zeroed, collapsed or clipped (node kNone: not judged).
+  struct ChannelFindings {
+    NodeId node = kNone;
+    std::uint64_t rows = 0;
+    std::vector<std::uint64_t> zeroed, collapsed, saturated;
+  };
+
   void degenerate_channels() {
-    for (const WeightPair& pair : weight_pairs(c_)) {
-      const LogicalOp& o = c_.quant_graph.ops[pair.quant_op];
-      if (o.cls != "conv" && o.cls != "convtranspose" && o.cls != "matmul") continue;
-      const auto qv = op_weight_view(m_, o);
-      const auto fv = op_weight_view(c_.float_model, c_.float_graph.ops[pair.float_op]);
-      if (!qv || !fv || !qv->values.dequantized || !qv->values.codes) continue;
-      const WeightLayout& ql = qv->layout;
-      if (ql.rows < 2 || ql.cols == 0 || fv->layout.rows != ql.rows || fv->layout.cols != ql.cols) continue;
-      // Clipping is judged on the float weight as the quantizer saw it: only a per-row factor (a
-      // folded BatchNormalization) is undone here; other adjustments leave it unjudged.
-      const std::vector<double>& row_factor = pair.adjust.float_row_factor;
-      const bool judge_clipping = pair.adjust.quant_col_factor.empty() && pair.adjust.quant_row_factor.empty() &&
-                                  (row_factor.empty() || row_factor.size() == ql.rows);
-      const CodeAccess& access = *qv->values.codes;
-      const std::size_t cols = static_cast<std::size_t>(ql.cols);
-      std::vector<double> codes(cols), steps(cols), values(cols), floats(cols);
-      std::vector<std::uint64_t> zeroed, collapsed, saturated;
-      for (std::uint64_t r = 0; r < ql.rows; ++r) {
-        read_code_rows(*qv, r, 1, codes.data(), steps.data());
-        read_weight_rows(*qv, r, 1, values.data());
-        read_weight_rows(*fv, r, 1, floats.data());
-        const bool float_zero = std::all_of(floats.begin(), floats.end(), [](double x) { return x == 0; });
-        if (!float_zero && std::all_of(values.begin(), values.end(), [](double x) { return x == 0; })) {
-          zeroed.push_back(r);
-          continue;
-        }
-        // Clipping first: a channel clipped throughout also has one code, and clipping is the cause.
-        if (judge_clipping) {
-          const double factor = row_factor.empty() ? 1.0 : row_factor[r];
-          std::size_t clipped = 0;
-          for (std::size_t k = 0; k < cols; ++k) {
-            const double step = steps[k];
-            if (!(step > 0)) continue;
-            const double zero_point = codes[k] - values[k] / step;  // value = (code - zero point) x step
-            const double lo = (access.qmin - zero_point) * step, hi = (access.qmax - zero_point) * step;
-            const double f = floats[k] * factor;
-            if (f > hi + 0.5 * step || f < lo - 0.5 * step) ++clipped;
-          }
-          if (clipped >= 3 && static_cast<double>(clipped) >= 0.01 * static_cast<double>(cols)) {
-            saturated.push_back(r);
-            continue;
-          }
-        }
-        std::set<double> levels(codes.begin(), codes.end()), float_levels;
-        for (double x : floats)
-          if (float_levels.insert(x).second && float_levels.size() > 3) break;
-        if (cols >= 8 && levels.size() <= 3 && float_levels.size() > 3) collapsed.push_back(r);
-      }
-      const NodeId node = o.primary;
-      if (!zeroed.empty())
-        add(1, "weight_channel_zeroed", node, "output channel(s) " + channel_list(zeroed, ql.rows) +
+    // Each weight on its own (the models are only read), one per core; findings added in pair order.
+    const std::vector<WeightPair> pairs = weight_pairs(c_);
+    std::vector<ChannelFindings> found(pairs.size());
+    parallel_for(pairs.size(), [&](std::size_t i) { found[i] = channels_of(pairs[i]); });
+    for (const ChannelFindings& ch : found) {
+      if (ch.node == kNone) continue;
+      if (!ch.zeroed.empty())
+        add(1, "weight_channel_zeroed", ch.node, "output channel(s) " + channel_list(ch.zeroed, ch.rows) +
             " are all zero after quantization while their float weights are not: those outputs are lost");
-      if (!collapsed.empty())
-        add(1, "weight_channel_collapsed", node, "output channel(s) " + channel_list(collapsed, ql.rows) +
+      if (!ch.collapsed.empty())
+        add(1, "weight_channel_collapsed", ch.node, "output channel(s) " + channel_list(ch.collapsed, ch.rows) +
             " keep at most three distinct codes where their float weights have more: the scale is too coarse for them");
-      if (!saturated.empty())
-        add(1, "weight_channel_saturated", node, "output channel(s) " + channel_list(saturated, ql.rows) +
+      if (!ch.saturated.empty())
+        add(1, "weight_channel_saturated", ch.node, "output channel(s) " + channel_list(ch.saturated, ch.rows) +
             " have at least 1 % of their float weights beyond the range the codes reach: those weights are clipped");
     }
+  }
+
+  // Whether `values` hold more than three distinct numbers (stops at the fourth: a channel of
+  // thousands of weights costs one pass, no set).
+  static bool more_than_three_levels(const double* values, std::size_t count) {
+    double seen[3];
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const double x = values[i];
+      if (std::find(seen, seen + n, x) != seen + n) continue;
+      if (n == 3) return true;
+      seen[n++] = x;
+    }
+    return false;
+  }
+
+  ChannelFindings channels_of(const WeightPair& pair) const {
+    ChannelFindings out;
+    const LogicalOp& o = c_.quant_graph.ops[pair.quant_op];
+    if (o.cls != "conv" && o.cls != "convtranspose" && o.cls != "matmul") return out;
+    const auto qv = op_weight_view(m_, o);
+    const auto fv = op_weight_view(c_.float_model, c_.float_graph.ops[pair.float_op]);
+    if (!qv || !fv || !qv->values.dequantized || !qv->values.codes) return out;
+    const WeightLayout& ql = qv->layout;
+    if (ql.rows < 2 || ql.cols == 0 || fv->layout.rows != ql.rows || fv->layout.cols != ql.cols) return out;
+    // Clipping is judged on the float weight as the quantizer saw it: only a per-row factor (a
+    // folded BatchNormalization) is undone here; other adjustments leave it unjudged.
+    const std::vector<double>& row_factor = pair.adjust.float_row_factor;
+    const bool judge_clipping = pair.adjust.quant_col_factor.empty() && pair.adjust.quant_row_factor.empty() &&
+                                (row_factor.empty() || row_factor.size() == ql.rows);
+    const CodeAccess& access = *qv->values.codes;
+    const std::size_t cols = static_cast<std::size_t>(ql.cols);
+    // Rows read a block at a time: a MatMul's output channels are columns of its stored [K, N]
+    // weight, and reading them one by one walks the whole tensor once per channel.
+    const std::uint64_t block = std::max<std::uint64_t>(1, std::min<std::uint64_t>(ql.rows, (1u << 16) / cols));
+    std::vector<double> code_block(block * cols), step_block(block * cols), value_block(block * cols), float_block(block * cols);
+    out.node = o.primary;
+    out.rows = ql.rows;
+    for (std::uint64_t r = 0; r < ql.rows; ++r) {
+      const std::uint64_t at = r % block;
+      if (at == 0) {
+        const std::uint64_t n = std::min(block, ql.rows - r);
+        read_code_rows(*qv, r, n, code_block.data(), step_block.data());
+        read_weight_rows(*qv, r, n, value_block.data());
+        read_weight_rows(*fv, r, n, float_block.data());
+      }
+      const std::size_t offset = static_cast<std::size_t>(at) * cols;
+      const double *codes = code_block.data() + offset, *steps = step_block.data() + offset;
+      const double *values = value_block.data() + offset, *floats = float_block.data() + offset;
+      const auto is_zero = [](double x) { return x == 0; };
+      const bool float_zero = std::all_of(floats, floats + cols, is_zero);
+      if (!float_zero && std::all_of(values, values + cols, is_zero)) {
+        out.zeroed.push_back(r);
+        continue;
+      }
+      // Clipping first: a channel clipped throughout also has one code, and clipping is the cause.
+      if (judge_clipping) {
+        const double factor = row_factor.empty() ? 1.0 : row_factor[r];
+        std::size_t clipped = 0;
+        for (std::size_t k = 0; k < cols; ++k) {
+          const double step = steps[k];
+          if (!(step > 0)) continue;
+          const double zero_point = codes[k] - values[k] / step;  // value = (code - zero point) x step
+          const double lo = (access.qmin - zero_point) * step, hi = (access.qmax - zero_point) * step;
+          const double f = floats[k] * factor;
+          if (f > hi + 0.5 * step || f < lo - 0.5 * step) ++clipped;
+        }
+        if (clipped >= 3 && static_cast<double>(clipped) >= 0.01 * static_cast<double>(cols)) {
+          out.saturated.push_back(r);
+          continue;
+        }
+      }
+      if (cols >= 8 && !more_than_three_levels(codes, cols) && more_than_three_levels(floats, cols)) out.collapsed.push_back(r);
+    }
+    return out;
   }
 
   // 9. Weighted ops whose weight stayed float in a model whose other weights are quantized.
