@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { assertClean, cli, openFixturePair, pairsDir, screenshot, selectedIds, useBrowser } from './harness.mjs';
+import { assertClean, cli, exportGraphs, openFixturePair, pairsDir, screenshot, selectedIds, useBrowser } from './harness.mjs';
 import { npy } from '../activations/peer_measure.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn';
@@ -88,6 +88,13 @@ test('synthetic inputs: labelled, and the saved report is the command line\'s by
   const counted = await page.$$eval('#legend .legend-item', (items) => items.reduce((n, i) => n + Number(i.dataset.quant), 0));
   assert.ok(counted > 0);
   await screenshot(page, 'activations-01-synthetic');
+  // The HTML report carries the run, its synthetic inputs said first, the worst tensors as in the table.
+  const html = readFileSync(await (await exportGraphs(page, 'html')).path(), 'utf8');
+  const section = html.slice(html.indexOf('<h2>Activations</h2>'), html.indexOf('<h2>Fusions</h2>'));
+  assert.match(section, /Synthetic inputs \(1 seeded sample from the declared types and shapes\): every figure below is directional only/);
+  const first = report.points.find((p) => p.rank === 1);
+  assert.ok(section.includes(`<td class="num">1</td><td>${first.quant_nodes.join(' + ')}</td>`), 'the worst tensor first');
+  assert.ok(section.includes(`First jump`) && section.includes(report.runtime.engine));
   await assertClean(page);
   await page.close();
 });

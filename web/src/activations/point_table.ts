@@ -33,8 +33,10 @@ export const POINT_COLUMNS: Column[] = [
     numeric: true, worseHigh: true, format: (v) => fmt(v) },
   { key: 'clipped', title: 'Clipped', help: "Share of the float model's values beyond the output quantizer's range",
     value: (p) => p.accumulated.clipped_fraction ?? null, numeric: true, worseHigh: true, format: pct },
-  { key: 'weight', title: 'Weight dB', help: "The weight SQNR of the same op (the layer table's)",
-    value: (p, w) => weightOf(p, w)?.error.sqnr_db ?? null, numeric: true, format: (v) => (v === null ? '–' : v.toFixed(1)) },
+  // A weight without error is ∞ (the layer table's null SQNR); an op without a weight, '–'.
+  { key: 'weight', title: 'Weight dB', help: "The weight SQNR of the same op (the layer table's; ∞: no error, –: no quantized weight)",
+    value: (p, w) => { const l = weightOf(p, w); return l ? l.error.sqnr_db ?? Infinity : null; }, numeric: true,
+    format: (v) => (v === null ? '–' : v === Infinity ? '∞' : v.toFixed(1)) },
   { key: 'verdict', title: 'Verdict', help: 'What the figures show, in words', value: (p) => p.verdict },
 ];
 

@@ -48,10 +48,42 @@ export function damagedLayers<L extends { error: { sqnr_db: number | null } }>(l
 
 /**
  * A self-contained HTML report: summary, the graphs (when given: an SVG of both, from export/svg.ts,
- * its model strings escaped), damaged layers, every quantized weight, fusions, lint, least
- * confident matches.
+ * its model strings escaped), damaged layers, every quantized weight, the activation comparison
+ * (once one ran), fusions, lint, least confident matches.
  */
-export function htmlReport({ report: r, weights, lint }: FullReport, settings: DamageThreshold, version: string, graphs?: string): string {
+/** How many compared tensors the report lists, worst first (the JSON export has every one). */
+const ACTIVATION_ROWS = 30;
+
+/** The activation comparison's section: inputs (synthetic said so), outputs, where the error is born, the worst tensors. */
+function activationSection(a: ActivationsReport, weights: WeightsReport): string {
+  const db = (v: number | null | undefined) => (v === null || v === undefined ? '∞' : `${v.toFixed(1)} dB`);
+  const outputs = a.points.filter((p) => p.model_output !== undefined);
+  const jump = (j: ActivationsReport['summary']['first_jump']) =>
+    j ? `${h(j.quant_node ?? j.quantized_tensor)} (${j.sqnr_drop_db === null ? '–' : j.sqnr_drop_db.toFixed(1)} dB below its inputs)` : `none (${h(a.summary.jump_rule)})`;
+  const byEntry = new Map(weights.layers.map((l) => [l.entry, l]));
+  const worst = [...a.points].sort((x, y) => x.rank - y.rank).slice(0, ACTIVATION_ROWS);
+  return [
+    `<h2>Activations</h2>`,
+    a.inputs.synthetic
+      ? `<p class="damaged">Synthetic inputs (${a.inputs.samples.length} seeded sample${a.inputs.samples.length === 1 ? '' : 's'} from the declared types and shapes): every figure below is directional only.</p>`
+      : '',
+    `<dl><dt>Inputs</dt><dd>${h(a.inputs.samples.join(', '))} <span class="muted">(${h(a.inputs.note)})</span></dd>`,
+    `<dt>Runtime</dt><dd>${h(a.runtime.engine)}, graph optimisation ${h(a.runtime.graph_optimization)}, ${a.runtime.runs} runs</dd>`,
+    ...outputs.map((p) => `<dt>Model output ${h(p.quantized_tensor)}</dt><dd>SQNR ${db(p.accumulated.sqnr_db)}, cosine ${p.accumulated.cosine === null ? '–' : p.accumulated.cosine.toFixed(5)}</dd>`),
+    `<dt>First jump</dt><dd>${jump(a.summary.first_jump)}</dd>`,
+    `<dt>Largest drop</dt><dd>${jump(a.summary.largest_jump)}</dd>`,
+    `<dt>Tapping</dt><dd>${h(a.tapping.check)}</dd>`,
+    `<dt>Compared</dt><dd>${a.summary.compared} tensors; ${a.summary.failed} failed, ${a.summary.not_observable} not observable</dd></dl>`,
+    `<h3>The ${worst.length} worst compared tensors (accumulated SQNR)</h3>`,
+    table(['Rank', 'Quantized ops', 'Float tensor', 'Quantized tensor', 'SQNR', 'Local', 'Weight', 'Verdict'], worst.map((p) => {
+      const w = p.entries.map((e) => byEntry.get(e)).find((l) => l);
+      return [String(p.rank), p.quant_nodes.join(' + '), p.float_tensor, p.quantized_tensor, db(p.accumulated.sqnr_db),
+        p.local ? db(p.local.sqnr_db) : '–', w ? db(w.error.sqnr_db) : '–', p.verdict];
+    }), [true, false, false, false, true, true, true, false]),
+  ].join('\n');
+}
+
+export function htmlReport({ report: r, weights, lint, activations }: FullReport, settings: DamageThreshold, version: string, graphs?: string): string {
   const damaged = damagedLayers(weights.layers, settings);
   const kinds = Object.entries(r.summary.by_kind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
   const side = (label: string, s: CompareReport['float']) =>
@@ -73,6 +105,7 @@ export function htmlReport({ report: r, weights, lint }: FullReport, settings: D
     damaged.length ? layerTable(damaged) : '<p class="muted">None.</p>',
     `<h2>Every quantized weight, worst first</h2>`,
     weights.layers.length ? layerTable(weights.layers) : '<p class="muted">No quantized weights.</p>',
+    activations ? activationSection(activations, weights) : '',
     `<h2>Fusions</h2>`,
     r.fusions.length ? table(['Pattern', 'Float nodes', 'Quantized nodes', 'Verification', 'Detail'],
       r.fusions.map((f) => [f.pattern, f.float.join(', '), f.quant.join(', '), f.verification, f.detail])) : '<p class="muted">None.</p>',

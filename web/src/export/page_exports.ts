@@ -92,7 +92,7 @@ export class PageExports {
     if (!s?.weights || !s.lint) return;
     const html = await this.busy(`Writing the HTML report (graphs: ${SCOPE_TITLE[s.scope]})`, async () => {
       await afterNextFrame();
-      return htmlReport({ report: s.report, weights: s.weights!, lint: s.lint! }, { damagedSqnrDb: damagedSqnrDb() }, s.coreVersion,
+      return htmlReport({ report: s.report, weights: s.weights!, lint: s.lint!, activations: s.activations }, { damagedSqnrDb: damagedSqnrDb() }, s.coreVersion,
         viewsSvg(s, this.regions(s)) ?? undefined);
     });
     download(`${baseName(s)}-report.html`, html, 'text/html');
