@@ -285,6 +285,24 @@ test('Save the CSV Layer Table… writes the layer table into the workspace: eve
   });
 });
 
+test('the webview\'s Graphs menu saves the whole graphs as a PNG through the same dialog, into the workspace', async () => {
+  const frame = await showTab(page, page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).first(),
+    () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'));
+  await frame.locator('#export-graphs').click();
+  await frame.locator('#export-menu input[value="whole"]').check();
+  await frame.locator('#export-png').click();
+  const input = await quickInputFocused(page, { value: 'float-graphs\\.png$' });
+  assert.equal(await input.inputValue(), path.join(home.workspace, 'float-graphs.png'));
+  await page.keyboard.press('Enter');
+  await saidSaved('float-graphs.png');
+  const png = readFileSync(path.join(home.workspace, 'float-graphs.png'));
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
+  // The whole graphs: every node of both in one image, taller than the view shows at reading size.
+  const viewHeight = await frame.$eval('#graph-float .graph-canvas', (c) => c.height);
+  assert.ok(png.readUInt32BE(20) > viewHeight, `${png.readUInt32BE(20)} px tall, the view ${viewHeight}`);
+  assert.ok(!existsSync(path.join(home.workspace, 'cnn/float-graphs.png')), 'nothing written next to the models');
+});
+
 test('Compare with… from a model\'s viewer: the counterpart comes first in the quick pick', async () => {
   const viewer = await showTab(page, page.locator('.tabs-container .tab', { hasText: /^quant\.onnx$/ }), () => document.body.classList.contains('viewer')
     && document.body.dataset.state === 'ready' && document.getElementById('model-name').textContent === 'quant.onnx');
