@@ -3,8 +3,9 @@
 // when the finding names a Q/DQ node folded into that op), whose detail then shows the finding.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { assertClean, cliCompare, openFixturePair, pairsDir, screenshot, useBrowser } from './harness.mjs';
+import { assertClean, clickNode, cliCompare, openFixturePair, pairsDir, screenshot, useBrowser } from './harness.mjs';
 
 const PAIR = 'ort_qdq_blockwise_int4';
 const reference = cliCompare(path.join(pairsDir, PAIR, 'float.onnx'), path.join(pairsDir, PAIR, 'quant.onnx'));
@@ -52,6 +53,39 @@ test('a conv with a zeroed and a collapsed output channel (PyTorch per-tensor PT
   assert.ok(zeroed && zeroed[2] === '/down/conv/Conv' && /output channel\(s\) 3 \(1 of 16\)/.test(zeroed[3]), JSON.stringify(rows));
   assert.ok(collapsed && /output channel\(s\) 11 \(1 of 16\)/.test(collapsed[3]), JSON.stringify(rows));
   await screenshot(page, 'lint-tab-02-dead-channel');
+  await assertClean(page);
+  await page.close();
+});
+
+test('a quantized model that lost its BatchNormalizations (PyTorch PTQ, bit-identical weights): removed, not fused; the lint names each; lossless weights read ∞', async () => {
+  const page = await openFixturePair(env, 'torch_eager_ptq_cnn_bndropped');
+  // The layer table: every weight without error, said as ∞, not as unknown.
+  const sqnr = await page.$$eval('#layer-table tbody tr', (trs) => trs.map((tr) => tr.cells[6].textContent));
+  assert.deepEqual(sqnr, ['∞', '∞', '∞', '∞']);
+  assert.equal(await page.textContent('#fusion-count'), '0', 'no fusion claimed');
+  await page.click('#tab-lint');
+  const lost = await page.$$eval('#lint-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)).filter((r) => r[1] === 'batchnorm_lost'));
+  assert.deepEqual(lost.map((r) => r[2]).sort(), ['/down/conv/Conv', '/res/conv/Conv', '/stem/conv/Conv']);
+  for (const r of lost) assert.match(r[3], /BatchNormalization '\/(stem|down|res)\/bn\/BatchNormalization' .* has no counterpart in the quantized model/);
+  // The float BatchNormalization: removed, its evidence never "fused into it".
+  await clickNode(page, 'float', '/down/bn/BatchNormalization');
+  assert.equal(await page.textContent('#detail [data-field="kind"]'), 'removed');
+  assert.doesNotMatch(await page.textContent('#detail'), /fused into it/);
+  await screenshot(page, 'lint-tab-03-bn-lost');
+  // The Activations table shows the lossless weight as ∞ too, and its CSV leaves that cell empty (the layer CSV's rule).
+  await page.click('#tab-activations');
+  await page.waitForFunction(() => /Model inputs: /.test(document.querySelector('[data-field="declared-inputs"]')?.textContent ?? ''));
+  await page.click('#activation-run');
+  await page.waitForFunction(() => document.querySelector('#activation-status')?.dataset.state === 'done', null, { timeout: 120000 });
+  const headers = await page.$$eval('#point-table thead th', (ths) => ths.map((th) => th.textContent));
+  const weightColumn = headers.findIndex((t) => t.startsWith('Weight dB'));
+  const row = await page.$$eval('#point-table tbody tr', (trs, k) => trs.map((tr) => [tr.cells[2].textContent, tr.cells[k].textContent]), weightColumn);
+  assert.deepEqual(row.find((r) => r[0] === '/down/conv/Conv')?.[1], '∞');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#activation-csv')]);
+  const lines = readFileSync(await download.path(), 'utf8').trim().split('\n');
+  const cols = lines[0].split(',');
+  const conv = lines.find((l) => l.split(',')[2] === '/down/conv/Conv').split(',');
+  assert.equal(conv[cols.findIndex((t) => t.startsWith('Weight dB'))], '');
   await assertClean(page);
   await page.close();
 });

@@ -98,8 +98,10 @@ export class PointTable {
     return this.points.slice().sort(byColumn((p) => column.value(p, this.weights), this.ascending, (a, b) => a.point - b.point));
   }
 
+  /** The rows as CSV; an SQNR without error is an empty cell, as in the layer table's CSV (and the CLI's). */
   toCsv(): string {
-    return csvTable(POINT_COLUMNS.map((c) => c.title), this.rows().map((p) => POINT_COLUMNS.map((c) => c.value(p, this.weights))));
+    const cell = (v: string | number | null) => (v === Infinity ? null : v);
+    return csvTable(POINT_COLUMNS.map((c) => c.title), this.rows().map((p) => POINT_COLUMNS.map((c) => cell(c.value(p, this.weights)))));
   }
 
   private render() {
