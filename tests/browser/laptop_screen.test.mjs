@@ -77,3 +77,22 @@ test('at 1366×768 the tables fit their panel on one header line, names lose the
   await assertClean(page);
   await page.close();
 });
+
+test('in a narrow window the layer table scrolls sideways with its rank and float node kept in view', async () => {
+  const page = await openFixturePair(env, 'torch_eager_ptq_cnn_deadchannel', { width: 1000, height: 720 });
+  const at = () => page.evaluate(() => {
+    const scroller = document.getElementById('layers-panel');
+    const box = scroller.getBoundingClientRect();
+    const cells = [...document.querySelectorAll('#layer-table tbody tr:first-child td')].slice(0, 3).map((td) => td.getBoundingClientRect().left - box.left);
+    return { scrollable: scroller.scrollWidth - scroller.clientWidth, cells };
+  });
+  const before = await at();
+  assert.ok(before.scrollable > 0, 'the table is wider than its panel here');
+  await page.$eval('#layers-panel', (s) => { s.scrollLeft = s.scrollWidth; });
+  const after = await at();
+  assert.ok(Math.abs(after.cells[0] - before.cells[0]) < 1 && Math.abs(after.cells[1] - before.cells[1]) < 1, `rank and float node stay: ${JSON.stringify({ before, after })}`);
+  assert.ok(after.cells[2] < before.cells[2] - 20, 'the other columns scrolled');
+  await screenshot(page, '18-narrow-layer-table');
+  await assertClean(page);
+  await page.close();
+});
