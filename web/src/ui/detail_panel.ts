@@ -99,7 +99,8 @@ export class DetailPanel {
           [info.side === 'float' ? 'quantized ops' : 'float ops', others.length ? links : 'none'],
           ...(same.length ? [['with it on this side', same.join(', ')] as [string, string]] : []),
         ]),
-        el('h4', { text: 'Why matched' }),
+        // An op with no counterpart was not matched: its evidence says why not.
+        el('h4', { text: entry.float_ops.length && entry.quant_ops.length ? 'Why matched' : 'Why unmatched' }),
         el('ul', { class: 'evidence', attrs: { 'data-field': 'evidence' } }, ...entry.evidence.map((e) => el('li', { text: e })))));
       parts.push(this.activationSection(info, comparison));
       weights = this.weightsSection(info, comparison, counterparts);
