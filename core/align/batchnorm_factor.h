@@ -18,7 +18,8 @@ std::vector<double> batchnorm_factor(const Model& model, const Node& batchnorm, 
 // Whether the quantized weight carries a per-channel factor folded in: its per-channel ratio to the
 // float weight (least squares over the digests' samples) is nearer `factor` than 1, over the
 // channels that kept a weight. True when there is nothing to judge by (other shapes, no channel
-// left), so that a fold is refused only where the weights show it did not happen.
+// left, a factor within 2 % of 1), so that a fold is refused only where the weights show it did
+// not happen.
 bool carries_factor(const WeightDigest& float_weight, const WeightDigest& quant_weight, const std::vector<double>& factor);
 
 }  // namespace vq
