@@ -275,13 +275,6 @@ class Linter {
     return index_list(channels) + " (" + std::to_string(channels.size()) + " of " + std::to_string(total) + ")";
   }
 
-  // 8. Output channels that quantization destroyed, which a tensor-wide SQNR hides: zeroed (every
-  // value 0 where the float channel is not), saturated (at least 1 %, and at least three, of the
-  // float channel's weights beyond the range its codes reach, by more than half a step: clipped),
-  // collapsed (otherwise at most three distinct codes, -1/0/+1 steps, where the float channel has
-  // more: a scale too coarse for it, the classic per-tensor case). Read on the aligned pairs the
-  // weight analysis reads, with a BatchNormalization folded into the quantized weight applied to
-  // the float one (weight_pairs).
   // One weight's channels that quantization zeroed, collapsed or clipped (node kNone: not judged).
   struct ChannelFindings {
     NodeId node = kNone;
@@ -289,6 +282,13 @@ class Linter {
     std::vector<std::uint64_t> zeroed, collapsed, saturated;
   };
 
+  // 8. Output channels that quantization destroyed, which a tensor-wide SQNR hides: zeroed (every
+  // value 0 where the float channel is not), saturated (at least 1 %, and at least three, of the
+  // float channel's weights beyond the range its codes reach, by more than half a step: clipped),
+  // collapsed (otherwise at most three distinct codes, -1/0/+1 steps, where the float channel has
+  // more: a scale too coarse for it, the classic per-tensor case). Read on the aligned pairs the
+  // weight analysis reads, with a BatchNormalization folded into the quantized weight applied to
+  // the float one (weight_pairs).
   void degenerate_channels() {
     // Each weight on its own (the models are only read), one per core; findings added in pair order.
     const std::vector<WeightPair> pairs = weight_pairs(c_);

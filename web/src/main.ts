@@ -271,6 +271,7 @@ class App {
     this.progress(text);
     byId('cancel').hidden = true;
     try {
+      await afterNextFrame();  // the card is painted before the work holds the page
       return await work((t, f) => this.progress(t, f));
     } finally {
       byId('progress').hidden = true;

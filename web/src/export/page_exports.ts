@@ -7,7 +7,7 @@ import { uiHost } from '../host';
 import { SIDES, type Side } from '../model/comparison';
 import type { CoreConnection } from '../protocol/connection';
 import type { ActivationsReport, CompareReport, LintFinding, WeightsReport } from '../protocol/messages';
-import { afterNextFrame, download } from '../ui/dom';
+import { download } from '../ui/dom';
 import { LABEL_SCALE, type GraphView, type Region } from '../ui/graph_view';
 import { damagedSqnrDb } from '../ui/overlays';
 import { htmlReport } from './html_report';
@@ -35,7 +35,7 @@ export interface ExportState {
   selected: Record<Side, number[]>;
 }
 
-/** Shows `text` (and how far, as `fraction`) while `work` runs; `work` may update it. */
+/** Shows `text` (and how far, as `fraction`) while `work` runs, painted before it starts; `work` may update it. */
 export type Busy = <T>(text: string, work: (update: (text: string, fraction?: number) => void) => Promise<T>) => Promise<T>;
 
 export class PageExports {
@@ -70,7 +70,6 @@ export class PageExports {
       // Whole graphs may be larger than a canvas can be: drawn smaller then, and the title says so.
       const scale = regions.some((r) => r) ? pngScale(sizes, dpr, EXPORT_GAP, EXPORT_HEAD) : 1;
       const note = scale < 1 ? `, drawn at ${(scale * 100).toPrecision(2)} % to fit one image${scale < LABEL_SCALE ? ': labels too small to draw, the SVG has them' : ''}` : '';
-      await afterNextFrame();  // the progress card shows before the drawing holds the page
       return viewsPng(SIDES.map((side, k) => ({
         title: paneTitle(s, side) + note,
         canvas: regions[k] ? s.views[side].render(regions[k]!, scale, dpr) : s.views[side].canvas,
@@ -82,7 +81,7 @@ export class PageExports {
   async svg(): Promise<void> {
     const s = this.ready();
     if (!s) return;
-    const svg = await this.busy(`Writing the SVG (${SCOPE_TITLE[s.scope]})`, async () => (await afterNextFrame(), viewsSvg(s, this.regions(s))));
+    const svg = await this.busy(`Writing the SVG (${SCOPE_TITLE[s.scope]})`, async () => viewsSvg(s, this.regions(s)));
     if (svg) download(`${baseName(s)}-${fileScope(s)}.svg`, svg, 'image/svg+xml');
   }
 
@@ -90,11 +89,9 @@ export class PageExports {
   async html(): Promise<void> {
     const s = this.ready();
     if (!s?.weights || !s.lint) return;
-    const html = await this.busy(`Writing the HTML report (graphs: ${SCOPE_TITLE[s.scope]})`, async () => {
-      await afterNextFrame();
-      return htmlReport({ report: s.report, weights: s.weights!, lint: s.lint!, activations: s.activations }, { damagedSqnrDb: damagedSqnrDb() }, s.coreVersion,
-        viewsSvg(s, this.regions(s)) ?? undefined);
-    });
+    const html = await this.busy(`Writing the HTML report (graphs: ${SCOPE_TITLE[s.scope]})`, async () =>
+      htmlReport({ report: s.report, weights: s.weights!, lint: s.lint!, activations: s.activations }, { damagedSqnrDb: damagedSqnrDb() }, s.coreVersion,
+        viewsSvg(s, this.regions(s)) ?? undefined));
     download(`${baseName(s)}-report.html`, html, 'text/html');
   }
 

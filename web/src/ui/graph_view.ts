@@ -64,6 +64,12 @@ export const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-ser
 /** Room left and right of a node's label inside its box. */
 export const LABEL_PAD = 5;
 
+/** The camera and viewport size (CSS pixels) that show `region` of a drawing at `scale`. */
+function framing(region: Region, scale: number): { camera: Camera; width: number; height: number } {
+  return { camera: { scale, tx: -region.x0 * scale, ty: -region.y0 * scale },
+    width: Math.ceil((region.x1 - region.x0) * scale), height: Math.ceil((region.y1 - region.y0) * scale) };
+}
+
 /** The text drawn on a collapsed group's node. */
 export function groupNodeText(label: string, members: number): string {
   return `▸ ${label} (${members})`;
@@ -378,21 +384,19 @@ export class GraphView {
    */
   snapshotOf(region: Region, scale = 1): ViewSnapshot | null {
     const now = this.snapshot();
-    if (!now) return null;
-    return { ...now, camera: { scale, tx: -region.x0 * scale, ty: -region.y0 * scale },
-      width: Math.ceil((region.x1 - region.x0) * scale), height: Math.ceil((region.y1 - region.y0) * scale) };
+    return now && { ...now, ...framing(region, scale) };
   }
 
   /** `region` drawn as the view draws it, at `scale` (CSS pixels a drawing unit) and `dpr` device pixels a CSS pixel, on a new canvas. */
   render(region: Region, scale: number, dpr: number): HTMLCanvasElement {
-    const width = Math.ceil((region.x1 - region.x0) * scale), height = Math.ceil((region.y1 - region.y0) * scale);
+    const { camera, width, height } = framing(region, scale);
     const out = document.createElement('canvas');
     out.width = Math.max(1, Math.round(width * dpr));
     out.height = Math.max(1, Math.round(height * dpr));
     const ctx = out.getContext('2d')!;
     ctx.fillStyle = this.theme.background;
     ctx.fillRect(0, 0, out.width, out.height);
-    if (this.layout) this.drawGraph(ctx, this.layout, { scale, tx: -region.x0 * scale, ty: -region.y0 * scale }, dpr, width, height);
+    if (this.layout) this.drawGraph(ctx, this.layout, camera, dpr, width, height);
     return out;
   }
 

@@ -75,20 +75,21 @@ export class ViewCameras {
   reveal(selected: readonly (readonly number[])[], focus: readonly (number | null)[]): void {
     const boxes = this.views.map((v, k) => v.boundsOf(selected[k]));
     if (boxes.every((b, k) => !b || this.views[k].isVisible(b))) return;
+    // The largest scale at which a box fits its view, 24 px clear on each side.
+    const boxScale = (v: GraphView, b: Region) => Math.min((v.size.width - 48) / Math.max(b.x1 - b.x0, 1), (v.size.height - 48) / Math.max(b.y1 - b.y0, 1));
     const current = Math.min(...this.views.map((v) => v.camera.scale));
     let scale = current;
     this.views.forEach((v, k) => {
       const b = boxes[k];
-      if (b) scale = Math.min(scale, (v.size.width - 48) / Math.max(b.x1 - b.x0, 1), (v.size.height - 48) / Math.max(b.y1 - b.y0, 1));
+      if (b) scale = Math.min(scale, boxScale(v, b));
     });
     scale = Math.max(scale, Math.min(current, READING_SCALE));
     // A selection too large for that size: centre on its focus node instead.
     const centred = this.views.map((v, k) => {
       const b = boxes[k];
       if (!b) return null;
-      const fits = (b.x1 - b.x0) * scale <= v.size.width - 48 && (b.y1 - b.y0) * scale <= v.size.height - 48;
       const f = focus[k];
-      return fits || f === null ? b : v.boundsOf([f]);
+      return scale <= boxScale(v, b) || f === null ? b : v.boundsOf([f]);
     });
     const linked = this.linked();
     const ys = centred.filter((b): b is Region => b !== null).map((b) => (b.y0 + b.y1) / 2);
