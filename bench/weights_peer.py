@@ -192,10 +192,18 @@ class Model:
         self.proto = onnx.load(path, load_external_data=False)
         self.dir = os.path.dirname(os.path.abspath(path))
         g = self.proto.graph
-        self.inits = {t.name: t for t in g.initializer}
         self.nodes = list(g.node)
+        # If/Loop/Scan bodies too: their ops have weights (read from the enclosing graphs by name).
+        graphs, everything = [g], []
+        while graphs:
+            graph = graphs.pop(0)
+            everything.append(graph)
+            for n in graph.node:
+                graphs += [a.g for a in n.attribute if a.HasField("g")] + [b for a in n.attribute for b in a.graphs]
+        self.inits = {t.name: t for graph in reversed(everything) for t in graph.initializer}
+        all_nodes = [n for graph in everything for n in graph.node]
         self.producer, self.consumers = {}, {}
-        for n in self.nodes:
+        for n in all_nodes:
             for o in n.output:
                 if o:
                     self.producer[o] = n
@@ -203,11 +211,14 @@ class Model:
                 if i:
                     self.consumers.setdefault(i, []).append(n)
         counts = {}
-        for n in self.nodes:
+        for n in all_nodes:
             counts[n.name] = counts.get(n.name, 0) + 1
         self.by_id = {}
         for k, n in enumerate(self.nodes):
             self.by_id[n.name if n.name and counts[n.name] == 1 else f"#{k}"] = n
+        for n in all_nodes[len(self.nodes):]:
+            if n.name and counts[n.name] == 1:
+                self.by_id[n.name] = n
         self.cache = {}
 
     def node(self, node_id):

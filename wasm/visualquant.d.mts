@@ -674,6 +674,17 @@ export interface ActivationError {
   range_unused?: number;
 }
 
+/** A tensor inside an If/Loop body, threaded out of it to be fetched. */
+export interface ActivationBodyTap {
+  /** The body's path: "<node id>/<attribute>", nested bodies after a '/'. */
+  graph: string;
+  /** The main-graph If/Loop around it. */
+  node: string;
+  /** Loops on the way out: the tensor has one leading axis per Loop (its iterations). */
+  loops: number;
+  shape: string;
+}
+
 export interface ActivationPoint {
   point: number;
   /** 1 = worst accumulated SQNR. */
@@ -688,7 +699,11 @@ export interface ActivationPoint {
   quantized_read_as: string;
   output_quantizer: { type: string; scale: number; zero_point: number; qmin: number; qmax: number; low: number; high: number } | null;
   accumulated: ActivationError;
-  per_sample: { sqnr_db: number | null; cosine: number | null; mse: number | null; max_abs: number | null }[];
+  /** One per sample; `{computed: false}` where the tensor's If took the other branch (or its Loop ran no iteration). */
+  per_sample: ({ sqnr_db: number | null; cosine: number | null; mse: number | null; max_abs: number | null; computed?: undefined }
+    | { computed: false; sqnr_db?: undefined })[];
+  /** Set for a tensor inside an If/Loop body: where it was fetched from on each side (null: the main graph). */
+  body?: { float: ActivationBodyTap | null; quantized: ActivationBodyTap | null; local_error: string };
   quantizer_error: (ActivationError & { pre_quant_tensor: string }) | null;
   local: (ActivationError & { per_sample_sqnr_db: (number | null)[] }) | null;
   upstream_points: number[];

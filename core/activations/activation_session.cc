@@ -4,10 +4,12 @@
 #include <numeric>
 #include <set>
 
+#include "activations/body_taps.h"
 #include "activations/local_feeds.h"
 #include "inputs/host_tensor.h"
 #include "quant/constant_eval.h"
 #include "report/comparison.h"
+#include "rewrite/body_outputs.h"
 #include "rewrite/graph_splice.h"
 #include "rewrite/tap_outputs.h"
 #include "util/error.h"
@@ -39,10 +41,12 @@ std::vector<std::string> names_of(const Model& m, const std::vector<ValueId>& va
   return out;
 }
 
-void use_until(std::map<std::string, std::size_t>& last, const Model& m, ValueId v, std::size_t chunk) {
-  if (v == kNone) return;
-  std::size_t& k = last[m.values[v].name];
+void use_until(std::map<std::string, std::size_t>& last, const std::string& name, std::size_t chunk) {
+  std::size_t& k = last[name];
   k = std::max(k, chunk);
+}
+void use_until(std::map<std::string, std::size_t>& last, const Model& m, ValueId v, std::size_t chunk) {
+  if (v != kNone) use_until(last, m.values[v].name, chunk);
 }
 
 std::string dims_text(const std::vector<std::int64_t>& dims) {
@@ -81,18 +85,24 @@ ActivationSession::ActivationSession(const Comparison& c, std::vector<Sample> sa
   local_per_sample_.assign(plan_.points.size(), {});
   failed_.assign(plan_.points.size(), false);
   rewired_.assign(plan_.points.size(), false);
+  not_computed_.assign(plan_.points.size(), 0);
+  // A body's tensor is read by the body's own ops, which the local-error run cannot rewire.
   if (options_.local)
     for (const auto& up : upstream_)
-      for (std::size_t u : up) rewired_[u] = rewired_[u] || local_feed_type(c.quant_model, plan_.points[u]) != nullptr;
+      for (std::size_t u : up)
+        rewired_[u] = rewired_[u] || (!plan_.points[u].quant_body && local_feed_type(c.quant_model, plan_.points[u]) != nullptr);
   for (const ComparedPoint& p : plan_.points) {
     bool conv = false;
     for (std::size_t e : p.entries)
       for (NodeId n : c_.alignment.entries[e].float_nodes)
         conv = conv || c_.float_model.nodes[n].op_type == "Conv" || c_.float_model.nodes[n].op_type == "ConvTranspose";
     per_channel_.push_back(conv);
+    channel_axis_.push_back(1 + (p.float_body ? p.float_body->loops : 0));
   }
+  expose_bodies();
   make_chunks();
   plan_segments();
+  plan_body_fetches();
   schedule_.push_back({ModelSide::Float, RunKind::Untapped, 0, 0});
   schedule_.push_back({ModelSide::Quantized, RunKind::Untapped, 0, 0});
   for (std::size_t s = 0; s < samples_.size(); ++s)
@@ -110,7 +120,7 @@ void ActivationSession::make_chunks() {
   const Model& q = c_.quant_model;
   const std::vector<std::size_t> position = q.main_graph_order();
   const auto place = [&](std::size_t i) {
-    const NodeId p = q.values[plan_.points[i].quant_value].producer;
+    const NodeId p = main_graph_anchor(q, plan_.points[i].quant_value);
     return p == kNone ? std::size_t{0} : position[p];
   };
   std::vector<std::size_t> order(plan_.points.size());
@@ -169,9 +179,10 @@ void ActivationSession::plan_segments() {
   const std::size_t last = chunks_.size() - 1;
   for (std::size_t k = 0; k < chunks_.size(); ++k) {
     for (std::size_t i : chunks_[k]) {
-      use_until(last_use_[kFloat], f, plan_.points[i].float_value, k);
-      use_until(last_use_[kQuant], q, plan_.points[i].quant_value, k);
-      use_until(last_use_[kQuant], q, plan_.points[i].pre_quant_value, k);
+      const ComparedPoint& p = plan_.points[i];
+      use_until(last_use_[kFloat], float_name(p), k);
+      use_until(last_use_[kQuant], quant_name(p), k);
+      if (p.pre_quant_value != kNone) use_until(last_use_[kQuant], pre_quant_name(p), k);
     }
     for (ValueId v : segments_[0][k].boundary) use_until(last_use_[kFloat], f, v, k);
     for (ValueId v : segments_[1][k].boundary) use_until(last_use_[kQuant], q, v, k);
@@ -199,14 +210,15 @@ void ActivationSession::plan_segments() {
         if (const auto it = v == kNone ? rewired_point.end() : rewired_point.find(v); it != rewired_point.end())
           rewired.insert(it->second);
     local.rewired.assign(rewired.begin(), rewired.end());
-    for (std::size_t u : local.rewired) use_until(last_use_[kFloat], f, plan_.points[u].float_value, k);
+    for (std::size_t u : local.rewired) use_until(last_use_[kFloat], float_name(plan_.points[u]), k);
     for (ValueId v : seg.boundary) {
       if (rewired_point.count(v) && !seg.captured.count(v)) continue;
       local.boundary.push_back(v);
       use_until(last_use_[kLocal], q, v, k);
       outputs[made_in.at(v)].insert(v);
     }
-    for (std::size_t i : chunks_[k]) outputs[k].insert(plan_.points[i].quant_value);
+    for (std::size_t i : chunks_[k])
+      if (!plan_.points[i].quant_body) outputs[k].insert(plan_.points[i].quant_value);
   }
   for (std::size_t k = 0; k < chunks_.size(); ++k) local_segments_[k].outputs.assign(outputs[k].begin(), outputs[k].end());
 }
@@ -214,8 +226,74 @@ void ActivationSession::plan_segments() {
 const HostTensor* ActivationSession::held(Held which, ValueId v) const {
   if (v == kNone) return nullptr;
   const Model& m = which == kFloat ? c_.float_model : c_.quant_model;
-  const auto it = held_[which].find(m.values[v].name);
+  return held(which, m.values[v].name);
+}
+
+const HostTensor* ActivationSession::held(Held which, const std::string& name) const {
+  const auto it = held_[which].find(name);
   return it == held_[which].end() ? nullptr : &it->second;
+}
+
+const std::string& ActivationSession::float_name(const ComparedPoint& p) const {
+  return p.float_body ? p.float_body->name : c_.float_model.values[p.float_value].name;
+}
+const std::string& ActivationSession::quant_name(const ComparedPoint& p) const {
+  return p.quant_body ? p.quant_body->name : c_.quant_model.values[p.quant_value].name;
+}
+const std::string& ActivationSession::pre_quant_name(const ComparedPoint& p) const {
+  return p.pre_quant_body ? p.pre_quant_body->name : c_.quant_model.values[p.pre_quant_value].name;
+}
+
+// Each side's model with its tapped body tensors threaded out of their If/Loop bodies, made once:
+// every tapped run of that side is cut from it (the untapped check runs the file itself).
+void ActivationSession::expose_bodies() {
+  for (int side = 0; side < 2; ++side) {
+    const Model& m = side == 0 ? c_.float_model : c_.quant_model;
+    std::vector<BodyOutput> outputs;
+    std::set<std::string> seen;
+    const auto add = [&](ValueId v, const std::optional<BodyTap>& tap) {
+      if (tap && seen.insert(tap->name).second) outputs.push_back(body_output(m, v, *tap));
+    };
+    for (const ComparedPoint& p : plan_.points) {
+      if (side == 0) add(p.float_value, p.float_body);
+      else add(p.quant_value, p.quant_body), add(p.pre_quant_value, p.pre_quant_body);
+    }
+    if (!outputs.empty())
+      exposed_[side] = std::make_shared<const std::vector<std::uint8_t>>(expose_body_outputs(m.bytes.view(), outputs));
+  }
+}
+
+// A body tap is returned by the run of the segment that holds its If/Loop, whichever chunk compares
+// it, and held until that chunk is done.
+void ActivationSession::plan_body_fetches() {
+  for (int side = 0; side < 2; ++side) {
+    const Model& m = side == 0 ? c_.float_model : c_.quant_model;
+    std::map<NodeId, std::size_t> segment_of;
+    for (std::size_t k = 0; k < segments_[side].size(); ++k)
+      for (NodeId n : segments_[side][k].nodes) segment_of.emplace(n, k);
+    body_fetches_[side].assign(chunks_.size(), {});
+    const auto fetch = [&](ValueId v, const std::optional<BodyTap>& tap, std::size_t chunk) {
+      if (!tap) return;
+      const auto it = segment_of.find(main_graph_anchor(m, v));
+      if (it == segment_of.end()) throw Error(ErrorCode::Usage, "a body's tensor has no segment to come from");
+      auto& names = body_fetches_[side][it->second];
+      if (std::find(names.begin(), names.end(), tap->name) == names.end()) names.push_back(tap->name);
+      use_until(last_use_[side == 0 ? kFloat : kQuant], tap->name, chunk);
+    };
+    for (std::size_t k = 0; k < chunks_.size(); ++k)
+      for (std::size_t i : chunks_[k]) {
+        const ComparedPoint& p = plan_.points[i];
+        if (side == 0) fetch(p.float_value, p.float_body, k);
+        else fetch(p.quant_value, p.quant_body, k), fetch(p.pre_quant_value, p.pre_quant_body, k);
+      }
+  }
+}
+
+// The bytes a side's tapped runs are made from.
+ByteView ActivationSession::model_bytes(ModelSide side) const {
+  const int s = side == ModelSide::Float ? 0 : 1;
+  if (exposed_[s]) return ByteView(exposed_[s]->data(), exposed_[s]->size());
+  return (s == 0 ? c_.float_model : c_.quant_model).bytes.view();
 }
 
 // The held tensors a segment run reads from earlier segments of its own kind, in boundary order.
@@ -256,7 +334,7 @@ std::vector<HostTensor> ActivationSession::local_feeds(const Step& step) const {
   std::vector<HostTensor> feeds;
   for (std::size_t u : local_segments_[step.chunk].rewired) {
     const ComparedPoint& p = plan_.points[u];
-    const HostTensor* x = held(kFloat, p.float_value);
+    const HostTensor* x = held(kFloat, float_name(p));
     if (!x) throw Error(ErrorCode::RuntimeFailure, "the float value of '" + printable(c_.float_model.values[p.float_value].name) + "' was not returned before");
     const auto dims = quant_dims_.find(c_.quant_model.values[p.quant_value].name);
     feeds.push_back(local_feed(*x, c_.quant_model, p, dims == quant_dims_.end() ? x->dims : dims->second));
@@ -294,6 +372,14 @@ void ActivationSession::set_model(RunRequest& r, const Step& step) {
     if (!graph_outputs.count(name)) taps.push_back(name);
   if (!segmented() && !local) {
     r.suffix = tap_suffix(taps);
+    if (exposed_[is_float ? 0 : 1]) {
+      // The bodies' tensors threaded out: those bytes, not the file's, then the taps.
+      const ByteView base = model_bytes(step.side);
+      auto bytes = std::make_shared<std::vector<std::uint8_t>>(base.data, base.data + base.size);
+      bytes->insert(bytes->end(), r.suffix.begin(), r.suffix.end());
+      r.suffix.clear();
+      r.model = std::move(bytes);
+    }
     return;
   }
   GraphRewire rewire;
@@ -319,7 +405,7 @@ void ActivationSession::set_model(RunRequest& r, const Step& step) {
     rewire.outputs = r.fetches;
     rewire.select = std::move(select);
   }
-  r.model = std::make_shared<const std::vector<std::uint8_t>>(splice_model(m.bytes.view(), rewire));
+  r.model = std::make_shared<const std::vector<std::uint8_t>>(splice_model(model_bytes(step.side), rewire));
 }
 
 void ActivationSession::prepare(std::size_t index) {
@@ -337,7 +423,11 @@ void ActivationSession::prepare(std::size_t index) {
   r.chunk = step.chunk;
   if (step.kind == RunKind::Untapped) r.fetches = names_of(m, m.main_graph().outputs);
   else if (step.kind == RunKind::Local) r.fetches = names_of(m, local_segments_[step.chunk].outputs);
-  else r.fetches = names_of(m, segments_[step.side == ModelSide::Float ? 0 : 1][step.chunk].outputs);
+  else {
+    const int side = step.side == ModelSide::Float ? 0 : 1;
+    r.fetches = names_of(m, segments_[side][step.chunk].outputs);
+    for (const std::string& name : body_fetches_[side][step.chunk]) r.fetches.push_back(name);
+  }
   set_model(r, step);
   set_feeds(step);
   current_ = std::move(r);
@@ -410,6 +500,12 @@ void ActivationSession::accept(std::vector<HostTensor> outputs) {
   ++done_;
   if (done_ == schedule_.size()) {
     finish_pending();  // nothing runs after this: no reason to wait
+    for (std::size_t i = 0; i < plan_.points.size(); ++i)
+      if (!failed_[i] && not_computed_[i] == samples_.size()) {
+        failed_[i] = true;
+        failures_.push_back({i, "neither model computed it on these inputs (its If took the other branch, or its Loop "
+                                "ran no iteration, in every sample)"});
+      }
     for (int s = 0; s < 2; ++s)
       for (const HostTensor& t : untapped_[s])
         if (!checked_[s].count(t.name))
@@ -431,12 +527,27 @@ void ActivationSession::compare_chunk(std::size_t chunk, std::size_t sample) {
   for (std::size_t i : chunks_[chunk]) {
     if (failed_[i]) continue;
     const ComparedPoint& p = plan_.points[i];
-    const HostTensor* x = held(kFloat, p.float_value);
-    const HostTensor* y = held(kQuant, p.quant_value);
-    const HostTensor* pre = held(kQuant, p.pre_quant_value);
+    const HostTensor* x = held(kFloat, float_name(p));
+    const HostTensor* y = held(kQuant, quant_name(p));
+    const HostTensor* pre = p.pre_quant_value == kNone ? nullptr : held(kQuant, pre_quant_name(p));
     if (!x || !y) {
       fail(i, sample, "the runtime did not return both tensors");
       continue;
+    }
+    if (p.float_body || p.quant_body) {
+      // A body's tensor is empty where its If took the other branch or its Loop ran no iteration.
+      const bool x_empty = element_count(*x) == 0, y_empty = element_count(*y) == 0;
+      if (x_empty && y_empty) {
+        stats_[i].skip_sample();
+        ++not_computed_[i];
+        continue;
+      }
+      if (x_empty != y_empty) {
+        fail(i, sample, std::string("only the ") + (x_empty ? "quantized" : "float") +
+                            " model computed it (an If took another branch, or a Loop ran no iteration)");
+        continue;
+      }
+      if (pre && element_count(*pre) == 0) pre = nullptr;
     }
     if (!same_element_order(x->dims, y->dims)) {
       fail(i, sample, "shapes differ at run time: float " + dims_text(x->dims) + ", quantized " + dims_text(y->dims));
@@ -457,12 +568,15 @@ void ActivationSession::compare_chunk(std::size_t chunk, std::size_t sample) {
                           (p.quant_is_codes ? "integer codes" : "values") + " the model's types said");
       continue;
     }
-    // Per-channel error for convolution outputs (NC...): axis 1.
+    // Per-channel error for convolution outputs (NC...): axis 1, after the iterations' axes of a
+    // tensor stacked by Loops. The channel error reads channel slices in order, so a stacked tensor
+    // is taken as one channel axis per iteration: only when it is not stacked.
     std::uint64_t channels = 0, inner = 0;
-    if (per_channel_[i] && x->dims.size() >= 3 && x->dims[1] > 0) {
-      channels = static_cast<std::uint64_t>(x->dims[1]);
+    const std::size_t axis = channel_axis_[i];
+    if (per_channel_[i] && axis == 1 && x->dims.size() >= axis + 2 && x->dims[axis] > 0) {
+      channels = static_cast<std::uint64_t>(x->dims[axis]);
       inner = 1;
-      for (std::size_t d = 2; d < x->dims.size(); ++d) inner *= static_cast<std::uint64_t>(std::max<std::int64_t>(x->dims[d], 0));
+      for (std::size_t d = axis + 1; d < x->dims.size(); ++d) inner *= static_cast<std::uint64_t>(std::max<std::int64_t>(x->dims[d], 0));
     }
     const ActivationQuantizer* codes = p.quant_is_codes && p.quantizer ? &*p.quantizer : nullptr;
     const NumericTensor xt = numeric(*x, nullptr), yt = numeric(*y, codes);
@@ -475,7 +589,8 @@ void ActivationSession::compare_local(std::size_t chunk, std::size_t sample) {
   for (std::size_t i : chunks_[chunk]) {
     if (failed_[i]) continue;
     const ComparedPoint& p = plan_.points[i];
-    const HostTensor* x = held(kFloat, p.float_value);
+    if (p.quant_body) continue;  // not rewired: its body's ops read the quantized values
+    const HostTensor* x = held(kFloat, float_name(p));
     const HostTensor* y = held(kLocal, p.quant_value);
     if (!x || !y || !same_element_order(x->dims, y->dims) || !numeric_type(y->type)) {
       fail(i, sample, "the local-error run gave another shape: " + (y ? dims_text(y->dims) : std::string("none")));

@@ -21,6 +21,11 @@
 // A tensor a later run needs (a segment's boundary, a float value the local run feeds) is held
 // until the last chunk that reads it is done, then dropped.
 //
+// A point inside an If/Loop body (activations/body_taps.h) is fetched under its tap's name from a
+// model whose bodies return it (rewrite/body_outputs.h, made once per side; the segments are cut
+// from it), by the run of the segment that holds its If/Loop. A sample where it was not computed (an
+// If's other branch) is skipped for that point; its local error is not measured.
+//
 // Requests name their model (`model_id`): a bridge creates a session the first time an id comes
 // and keeps it for the later samples, until a request with `last_use` has run.
 #pragma once
@@ -74,7 +79,7 @@ struct RunRequest {
 };
 
 // A compared point that could not be measured at run time (shapes that differ, a type that is not
-// numeric).
+// numeric, a body's tensor that neither model computed on any sample).
 struct PointFailure {
   std::size_t point = 0;
   std::string reason;
@@ -141,6 +146,14 @@ class ActivationSession {
   void hold(Held which, std::vector<HostTensor>& outputs);
   void release_after_chunk(std::size_t chunk);
   const HostTensor* held(Held which, ValueId v) const;
+  const HostTensor* held(Held which, const std::string& name) const;
+  // The names a run returns a point's tensors under: the value's own, or its body tap's.
+  const std::string& float_name(const ComparedPoint& p) const;
+  const std::string& quant_name(const ComparedPoint& p) const;
+  const std::string& pre_quant_name(const ComparedPoint& p) const;
+  void expose_bodies();
+  void plan_body_fetches();
+  ByteView model_bytes(ModelSide side) const;
   void compare_chunk(std::size_t chunk, std::size_t sample);
   void compare_local(std::size_t chunk, std::size_t sample);
   void check_untapped(ModelSide side, const std::vector<HostTensor>& outputs);
@@ -156,7 +169,13 @@ class ActivationSession {
   std::vector<Segment> segments_[2];                       // per side, one per chunk
   std::vector<LocalSegment> local_segments_;
   std::map<std::string, std::size_t> last_use_[3];         // per held kind: the last chunk that reads a value
-  std::vector<bool> per_channel_;                          // per point: a convolution's output (error per channel, axis 1)
+  std::vector<bool> per_channel_;                          // per point: a convolution's output (error per channel)
+  std::vector<std::size_t> channel_axis_;                  // per point: 1, plus one per Loop its body tap comes through
+  // Per side: the model with its tapped body tensors threaded out to the main graph (null: none),
+  // and per segment the body taps its run returns.
+  std::shared_ptr<const std::vector<std::uint8_t>> exposed_[2];
+  std::vector<std::vector<std::string>> body_fetches_[2];
+  std::vector<std::size_t> not_computed_;                  // per point: samples where neither model computed it
   std::vector<Step> schedule_;
   std::size_t done_ = 0;
   std::optional<RunRequest> current_;

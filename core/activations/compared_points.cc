@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "activations/body_taps.h"
 #include "quant/constant_eval.h"
 #include "quant/dequantize.h"
 #include "report/comparison.h"
@@ -47,8 +48,9 @@ bool passes_codes_through(const std::string& op) {
 class Planner {
  public:
   explicit Planner(const Comparison& c) : c_(c) {
-    float_pos_ = c.float_model.main_graph_order();
-    quant_pos_ = c.quant_model.main_graph_order();
+    float_pos_ = order_in_graph(c.float_model);
+    quant_pos_ = order_in_graph(c.quant_model);
+    quant_main_pos_ = c.quant_model.main_graph_order();
   }
 
   ComparePlan plan() {
@@ -75,15 +77,25 @@ class Planner {
     std::stable_sort(out.points.begin(), out.points.end(), [&](const ComparedPoint& a, const ComparedPoint& b) {
       if ((a.model_output >= 0) != (b.model_output >= 0)) return a.model_output >= 0;
       if (a.model_output >= 0) return a.model_output < b.model_output;
-      return order_of(c_.quant_model, quant_pos_, a.quant_value) < order_of(c_.quant_model, quant_pos_, b.quant_value);
+      return order_of(a) < order_of(b);
     });
     return out;
   }
 
  private:
-  static std::size_t order_of(const Model& m, const std::vector<std::size_t>& pos, ValueId v) {
-    const NodeId n = m.values[v].producer;
-    return n == kNone ? 0 : pos[n];
+  // Every node's place in its own graph's topological order, from 1.
+  static std::vector<std::size_t> order_in_graph(const Model& m) {
+    std::vector<std::size_t> order(m.nodes.size(), 0);
+    for (const Graph& g : m.graphs)
+      for (std::size_t i = 0; i < g.nodes.size(); ++i) order[g.nodes[i]] = i + 1;
+    return order;
+  }
+
+  // In the quantized model's order; a body's value at the If/Loop that runs it, then in the body's order.
+  std::pair<std::size_t, std::size_t> order_of(const ComparedPoint& p) const {
+    const NodeId anchor = main_graph_anchor(c_.quant_model, p.quant_value);
+    const NodeId n = c_.quant_model.values[p.quant_value].producer;
+    return {anchor == kNone ? 0 : quant_main_pos_[anchor], p.quant_body && n != kNone ? quant_pos_[n] : 0};
   }
 
   // Model outputs by position, when both models have as many (names may differ).
@@ -105,15 +117,21 @@ class Planner {
   ValueId exit_value(const Model& m, const std::vector<std::size_t>& pos, const std::vector<NodeId>& nodes,
                      const LogicalGraph& lg, std::string& why) const {
     std::unordered_set<NodeId> inside(nodes.begin(), nodes.end());
-    std::unordered_set<ValueId> outputs(m.main_graph().outputs.begin(), m.main_graph().outputs.end());
+    GraphId graph = kNone;
+    for (NodeId n : nodes) {
+      if (lg.fold[n] == Fold::Constant) continue;
+      if (graph != kNone && m.nodes[n].graph != graph) {
+        why = "its ops sit in different graphs (the main graph and an If/Loop body)";
+        return kNone;
+      }
+      graph = m.nodes[n].graph;
+    }
+    if (graph == kNone) graph = 0;
+    std::unordered_set<ValueId> outputs(m.graphs[graph].outputs.begin(), m.graphs[graph].outputs.end());
     ValueId best = kNone;
     std::size_t best_pos = 0;
     for (NodeId n : nodes) {
       if (lg.fold[n] == Fold::Constant) continue;
-      if (m.nodes[n].graph != 0) {
-        why = "inside a control-flow body (If/Loop/Scan): its tensors are not graph outputs that can be tapped";
-        return kNone;
-      }
       for (ValueId v : m.nodes[n].outputs) {
         if (v == kNone) continue;
         bool leaves = outputs.count(v) != 0;
@@ -148,6 +166,16 @@ class Planner {
       return std::nullopt;
     }
     if (!same_declared_shape(p, why)) return std::nullopt;
+    // A body's tensor is threaded out to the main graph (activations/body_taps.h), where it can.
+    p.float_body = body_tap(c_.float_model, p.float_value, why);
+    if (!p.float_body && !why.empty()) return std::nullopt;
+    p.quant_body = body_tap(c_.quant_model, p.quant_value, why);
+    if (!p.quant_body && !why.empty()) return std::nullopt;
+    if (p.pre_quant_value != kNone) {
+      std::string pre_why;
+      p.pre_quant_body = body_tap(c_.quant_model, p.pre_quant_value, pre_why);
+      if (!p.pre_quant_body && !pre_why.empty()) p.pre_quant_value = kNone;  // the quantizer's own error is then not measured
+    }
     return p;
   }
 
@@ -165,7 +193,8 @@ class Planner {
   // the quantizer of integer codes.
   bool read_as_consumers_do(ValueId v, ComparedPoint& p, std::string& why) {
     const Model& m = c_.quant_model;
-    std::unordered_set<ValueId> outputs(m.main_graph().outputs.begin(), m.main_graph().outputs.end());
+    const Graph& graph = m.graphs[m.values[v].graph == kNone ? 0 : m.values[v].graph];
+    std::unordered_set<ValueId> outputs(graph.outputs.begin(), graph.outputs.end());
     for (int hops = 0; hops < 4 && !outputs.count(v); ++hops) {
       const auto& consumers = m.values[v].consumers;
       if (consumers.empty()) break;
@@ -240,7 +269,8 @@ class Planner {
   }
 
   const Comparison& c_;
-  std::vector<std::size_t> float_pos_, quant_pos_;
+  std::vector<std::size_t> float_pos_, quant_pos_;  // in each node's own graph
+  std::vector<std::size_t> quant_main_pos_;
 };
 
 }  // namespace
@@ -279,6 +309,8 @@ std::vector<std::vector<std::size_t>> upstream_points(const Model& m, const Comp
     const NodeId start = m.values[plan.points[i].quant_value].producer;
     if (start == kNone) continue;
     for (ValueId v : m.nodes[start].inputs) todo.push_back(v);
+    for (GraphId g : m.nodes[start].subgraphs)
+      for (ValueId out : m.graphs[g].outputs) todo.push_back(out);
     while (!todo.empty() && seen.size() < 4096) {
       const ValueId v = todo.front();
       todo.pop_front();
@@ -288,8 +320,21 @@ std::vector<std::vector<std::size_t>> upstream_points(const Model& m, const Comp
         continue;
       }
       const Value& value = m.values[v];
+      if (value.kind == ValueKind::OuterScope) {  // a body reading its enclosing graph
+        todo.push_back(value.outer);
+        continue;
+      }
+      if (value.kind == ValueKind::GraphInput && value.graph != 0 && value.graph != kNone) {
+        // A Loop body's inputs (the iteration, the carried values) come from what the Loop reads.
+        for (ValueId in : m.nodes[m.graphs[value.graph].owner].inputs) todo.push_back(in);
+        continue;
+      }
       if (value.kind != ValueKind::NodeOutput || value.producer == kNone) continue;
-      for (ValueId in : m.nodes[value.producer].inputs) todo.push_back(in);
+      const Node& producer = m.nodes[value.producer];
+      for (ValueId in : producer.inputs) todo.push_back(in);
+      // What an If/Loop returns is what its bodies return.
+      for (GraphId g : producer.subgraphs)
+        for (ValueId out : m.graphs[g].outputs) todo.push_back(out);
     }
   }
   return out;

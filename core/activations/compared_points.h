@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "activations/body_taps.h"
 #include "model/model.h"
 
 namespace vq {
@@ -36,11 +37,13 @@ struct ActivationQuantizer {
 
 struct ComparedPoint {
   std::vector<std::size_t> entries;    // the alignment entries whose output this is (several share one)
-  ValueId float_value = kNone, quant_value = kNone;  // main-graph values
+  ValueId float_value = kNone, quant_value = kNone;  // in the main graph or an If/Loop body
   bool quant_is_codes = false;         // quant_value holds integer codes, dequantised with `quantizer`
   std::optional<ActivationQuantizer> quantizer;
   ValueId pre_quant_value = kNone;     // QDQ: the float tensor the output QuantizeLinear reads
   int model_output = -1;               // >= 0: this is the pair's model output number N
+  // Set when the value sits in an If/Loop body: how it is fetched (activations/body_taps.h).
+  std::optional<BodyTap> float_body, quant_body, pre_quant_body;
 };
 
 struct UnobservedEntry {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "activations/body_taps.h"
+
 namespace vq {
 namespace {
 
@@ -81,11 +83,13 @@ Cut cut_groups(const Model& m, const std::vector<std::vector<ValueId>>& targets)
       const ValueId v = todo.back();
       todo.pop_back();
       if (v == kNone) continue;
-      if (constant(v)) {
+      // A body's tensor: its segment runs the main-graph If/Loop around it (activations/body_taps.h).
+      const bool in_body = m.values[v].graph != 0;
+      if (!in_body && constant(v)) {
         add_constant(k, v);
         continue;
       }
-      const NodeId p = producer(v);
+      const NodeId p = in_body ? main_graph_anchor(m, v) : producer(v);
       if (p == kNone || segment_of.count(p)) continue;
       segment_of[p] = k;
       nodes[k].insert(p);
@@ -127,7 +131,7 @@ Cut cut_groups(const Model& m, const std::vector<std::vector<ValueId>>& targets)
         if (out != kNone) s.touched.insert(m.values[out].name);
     }
     for (ValueId v : targets[k])
-      if (v != kNone && m.values[v].kind == ValueKind::GraphInput) graph_inputs.insert(v);
+      if (v != kNone && m.values[v].graph == 0 && m.values[v].kind == ValueKind::GraphInput) graph_inputs.insert(v);
     s.graph_inputs.assign(graph_inputs.begin(), graph_inputs.end());
     s.boundary.assign(boundary.begin(), boundary.end());
   }
@@ -136,7 +140,7 @@ Cut cut_groups(const Model& m, const std::vector<std::vector<ValueId>>& targets)
   for (std::size_t k = 0; k < targets.size(); ++k) {
     for (ValueId v : cut.segments[k].boundary) outputs[made_in.at(v)].insert(v);
     for (ValueId v : targets[k]) {
-      if (v == kNone) continue;
+      if (v == kNone || m.values[v].graph != 0) continue;  // a body's tensor is fetched by the caller's name for it
       const auto it = made_in.find(v);
       outputs[it == made_in.end() ? k : it->second].insert(v);  // constants and inputs: where targeted
     }

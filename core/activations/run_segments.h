@@ -30,7 +30,9 @@ struct Segment {
   std::vector<std::size_t> chunks;     // the chunks of targets it computes (several after a merge)
 };
 
-// `targets[k]`: the main-graph values chunk k must return (node outputs, graph inputs or constants).
+// `targets[k]`: the values chunk k must return (node outputs, graph inputs or constants). A value
+// inside an If/Loop body puts the main-graph node around it into the segment, and is not among its
+// `outputs`: the caller fetches it under its tap's name (activations/body_taps.h).
 // Segment order follows chunk order; the caller puts the model's outputs into the last chunk.
 std::vector<Segment> cut_segments(const Model& m, const std::vector<std::vector<ValueId>>& targets);
 

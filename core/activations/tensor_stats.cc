@@ -164,7 +164,7 @@ void TensorStats::fix_histogram_range(const NumericTensor& reference, const Nume
 
 void TensorStats::add_sample(const NumericTensor& reference, const NumericTensor& quantized,
                              const NumericTensor* pre_quant, std::uint64_t channels, std::uint64_t inner) {
-  if (per_sample_.empty()) {
+  if (std::find(computed_.begin(), computed_.end(), true) == computed_.end()) {  // the first sample computed
     fix_histogram_range(reference, quantized);
     if (channels > 0) channels_.assign(channels, ErrorMoments{});
   }
@@ -213,6 +213,12 @@ void TensorStats::add_sample(const NumericTensor& reference, const NumericTensor
   }
   overall_.merge(sample);
   per_sample_.push_back(sample);
+  computed_.push_back(true);
+}
+
+void TensorStats::skip_sample() {
+  per_sample_.push_back(ErrorMoments{});
+  computed_.push_back(false);
 }
 
 ErrorMoments error_moments(const NumericTensor& reference, const NumericTensor& quantized) {

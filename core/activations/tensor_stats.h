@@ -83,8 +83,13 @@ class TensorStats {
   void add_sample(const NumericTensor& reference, const NumericTensor& quantized, const NumericTensor* pre_quant,
                   std::uint64_t channels, std::uint64_t inner);
 
+  // A sample where the tensor was not computed (an If's other branch): its per-sample figures are
+  // empty and marked so, and nothing else counts it.
+  void skip_sample();
+
   const ErrorMoments& overall() const { return overall_; }
   const std::vector<ErrorMoments>& per_sample() const { return per_sample_; }
+  const std::vector<bool>& computed() const { return computed_; }  // per sample
   const std::optional<ActivationQuantizer>& quantizer() const { return quantizer_; }
   const QuantizerUse& use() const { return use_; }
   const ErrorMoments& quantizer_error() const { return own_; }  // pre-Q vs post-DQ (count 0 when not seen)
@@ -99,6 +104,7 @@ class TensorStats {
   std::size_t bins_;
   ErrorMoments overall_, own_;
   std::vector<ErrorMoments> per_sample_;
+  std::vector<bool> computed_;
   QuantizerUse use_, own_use_;
   SharedHistogram histogram_;
   std::vector<ErrorMoments> channels_;

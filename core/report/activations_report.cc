@@ -160,6 +160,17 @@ std::string verdict(const TensorStats& s, const ErrorMoments& local, const std::
   return text;
 }
 
+// Where a compared tensor inside an If/Loop body was fetched from (activations/body_taps.h).
+json body_json(const Model& m, ValueId v, const std::optional<BodyTap>& tap) {
+  if (!tap) return nullptr;
+  return {{"graph", m.graphs[m.values[v].graph].path},
+          {"node", m.nodes[tap->anchor].id},
+          {"loops", tap->loops},
+          {"shape",
+           tap->loops == 0 ? "as computed"
+                           : "every iteration's value, stacked on " + std::to_string(tap->loops) + " leading axis/axes (one per Loop)"}};
+}
+
 }  // namespace
 
 json activations_report(const ActivationSession& session, const ActivationReportContext& context) {
@@ -253,10 +264,18 @@ json activations_report(const ActivationSession& session, const ActivationReport
     if (p.quantizer) add_use(acc, s.use(), s.overall(), *p.quantizer);
     j["accumulated"] = acc;
     json per = json::array();
-    for (const ErrorMoments& m : s.per_sample())
-      per.push_back({{"sqnr_db", report_number(sqnr(m))}, {"cosine", report_number(m.cosine())},
-                     {"mse", report_number(m.mse())}, {"max_abs", report_number(m.max_abs)}});
+    for (std::size_t k = 0; k < s.per_sample().size(); ++k) {
+      const ErrorMoments& m = s.per_sample()[k];
+      if (!s.computed()[k]) per.push_back({{"computed", false}});  // a body's If took the other branch
+      else
+        per.push_back({{"sqnr_db", report_number(sqnr(m))}, {"cosine", report_number(m.cosine())},
+                       {"mse", report_number(m.mse())}, {"max_abs", report_number(m.max_abs)}});
+    }
     j["per_sample"] = per;
+    if (p.float_body || p.quant_body)
+      j["body"] = {{"float", body_json(c.float_model, p.float_value, p.float_body)},
+                   {"quantized", body_json(c.quant_model, p.quant_value, p.quant_body)},
+                   {"local_error", "not measured: the local-error run rewires main-graph ops only"}};
     if (p.pre_quant_value != kNone && s.quantizer_error().count > 0) {
       json own = moments_json(s.quantizer_error(), p.quantizer);
       if (p.quantizer) add_use(own, s.quantizer_own_use(), s.quantizer_error(), *p.quantizer);

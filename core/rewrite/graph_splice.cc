@@ -2,7 +2,7 @@
 
 #include <protozero/exception.hpp>
 
-#include "model/wire_reader.h"
+#include "rewrite/wire_fields.h"
 #include "rewrite/wire_writer.h"
 #include "util/error.h"
 
@@ -11,102 +11,64 @@ namespace {
 
 using namespace onnx_field;
 
-struct Field {
-  std::uint32_t tag;
-  protozero::pbf_wire_type wire;
-  const char* begin;  // the record, key included
-  const char* end;
-  protozero::data_view payload;  // length-delimited fields only
-};
-
-// The records of one message, in order.
-std::vector<Field> fields_of(const char* begin, const char* end) {
-  std::vector<Field> out;
-  WireReader r(begin, end);
-  for (const char* at = r.position(); r.next(); at = r.position()) {
-    Field f{r.tag(), r.wire_type(), at, nullptr, {}};
-    if (f.wire == protozero::pbf_wire_type::length_delimited) {
-      const std::uint64_t n = r.get_length();
-      if (!r.length_fits(n)) throw protozero::end_of_buffer_exception{};
-      f.payload = r.take(n);
-    } else {
-      r.skip();
-    }
-    f.end = r.position();
-    out.push_back(f);
-  }
-  return out;
-}
-
-void copy(std::vector<std::uint8_t>& out, const char* begin, const char* end) {
-  out.insert(out.end(), reinterpret_cast<const std::uint8_t*>(begin), reinterpret_cast<const std::uint8_t*>(end));
-}
-
 // A NodeProto's bytes with its inputs renamed; false (nothing written) when none is.
 bool renamed_node(const protozero::data_view& node, const std::map<std::string, std::string>& renamed,
                   std::vector<std::uint8_t>& out) {
-  const auto fields = fields_of(node.data(), node.data() + node.size());
+  const auto fields = wire_fields(node);
   bool any = false;
-  for (const Field& f : fields)
+  for (const WireField& f : fields)
     any = any || (f.tag == kNodeInput && renamed.count(std::string(f.payload.data(), f.payload.size())));
   if (!any) return false;
-  for (const Field& f : fields) {
+  for (const WireField& f : fields) {
     const auto it = f.tag == kNodeInput ? renamed.find(std::string(f.payload.data(), f.payload.size())) : renamed.end();
     if (it != renamed.end()) put_record(out, kNodeInput, it->second);
-    else copy(out, f.begin, f.end);
+    else copy_record(out, f);
   }
   return true;
 }
 
-// The string field `tag` of a message ("" when absent).
-std::string string_field(const protozero::data_view& message, std::uint32_t tag) {
-  for (const Field& f : fields_of(message.data(), message.data() + message.size()))
-    if (f.tag == tag && f.wire == protozero::pbf_wire_type::length_delimited) return std::string(f.payload.data(), f.payload.size());
-  return "";
-}
-
 // The name a graph-level record declares (an initializer, an input, a value_info), "" for others.
-std::string declared_name(const Field& f) {
+std::string declared_name(const WireField& f) {
   switch (f.tag) {
-    case kGraphInitializer: return string_field(f.payload, kTensorName);
+    case kGraphInitializer: return wire_string_field(f.payload, kTensorName);
     case kGraphSparseInitializer: {
-      for (const Field& g : fields_of(f.payload.data(), f.payload.data() + f.payload.size()))
-        if (g.tag == kSparseValues) return string_field(g.payload, kTensorName);
+      for (const WireField& g : wire_fields(f.payload))
+        if (g.tag == kSparseValues) return wire_string_field(g.payload, kTensorName);
       return "";
     }
-    case kGraphInput: case kGraphValueInfo: return string_field(f.payload, kValueInfoName);
+    case kGraphInput: case kGraphValueInfo: return wire_string_field(f.payload, kValueInfoName);
     default: return "";
   }
 }
 
-void put_node(std::vector<std::uint8_t>& out, const Field& f, const GraphRewire& rewire, std::vector<std::uint8_t>& scratch) {
+void put_node(std::vector<std::uint8_t>& out, const WireField& f, const GraphRewire& rewire, std::vector<std::uint8_t>& scratch) {
   scratch.clear();
   if (!rewire.renamed_inputs.empty() && renamed_node(f.payload, rewire.renamed_inputs, scratch))
     put_record(out, kGraphNode, scratch);
   else
-    copy(out, f.begin, f.end);
+    copy_record(out, f);
 }
 
 std::vector<std::uint8_t> spliced_graph(const protozero::data_view& graph, const GraphRewire& rewire) {
   std::vector<std::uint8_t> out;
   out.reserve(rewire.select ? 4096 : graph.size() + 1024);
   std::vector<std::uint8_t> node;
-  const auto fields = fields_of(graph.data(), graph.data() + graph.size());
+  const auto fields = wire_fields(graph);
   if (!rewire.select) {
-    for (const Field& f : fields) {
+    for (const WireField& f : fields) {
       if (f.tag == kGraphNode) put_node(out, f, rewire, node);
-      else copy(out, f.begin, f.end);
+      else copy_record(out, f);
     }
   } else {
-    std::vector<const Field*> nodes;
-    for (const Field& f : fields) {
+    std::vector<const WireField*> nodes;
+    for (const WireField& f : fields) {
       if (f.tag == kGraphNode) {
         nodes.push_back(&f);
       } else if (f.tag == kGraphInitializer || f.tag == kGraphSparseInitializer || f.tag == kGraphInput ||
                  f.tag == kGraphValueInfo) {
-        if (rewire.select->values.count(declared_name(f))) copy(out, f.begin, f.end);
+        if (rewire.select->values.count(declared_name(f))) copy_record(out, f);
       } else if (f.tag != kGraphOutput && f.tag != kGraphQuantizationAnnotation) {
-        copy(out, f.begin, f.end);
+        copy_record(out, f);
       }
     }
     for (std::uint32_t i : rewire.select->nodes) {
@@ -146,13 +108,13 @@ std::vector<std::uint8_t> splice_model(ByteView model, const GraphRewire& rewire
     std::vector<std::uint8_t> out;
     out.reserve(model.size + 4096);
     bool graph_seen = false;
-    for (const Field& f : fields_of(begin, begin + model.size)) {
+    for (const WireField& f : wire_fields(begin, begin + model.size)) {
       // Only the first graph record is spliced; a later one (a tap suffix) merges into it as before.
       if (f.tag == kModelGraph && f.wire == protozero::pbf_wire_type::length_delimited && !graph_seen) {
         graph_seen = true;
         put_record(out, kModelGraph, spliced_graph(f.payload, rewire));
       } else {
-        copy(out, f.begin, f.end);
+        copy_record(out, f);
       }
     }
     if (!graph_seen) throw Error(ErrorCode::NotOnnx, "the model has no graph to rewire");

@@ -38,8 +38,10 @@ namespace onnx_field {
 constexpr std::uint32_t kModelGraph = 7;
 constexpr std::uint32_t kGraphNode = 1, kGraphInitializer = 5, kGraphInput = 11, kGraphOutput = 12, kGraphValueInfo = 13,
                         kGraphQuantizationAnnotation = 14, kGraphSparseInitializer = 15;
-constexpr std::uint32_t kTensorName = 8, kSparseValues = 1;
-constexpr std::uint32_t kNodeInput = 1;
+constexpr std::uint32_t kTensorDims = 1, kTensorDataType = 2, kTensorName = 8, kSparseValues = 1;
+constexpr std::uint32_t kNodeInput = 1, kNodeOutput = 2, kNodeName = 3, kNodeOpType = 4, kNodeAttribute = 5;
+constexpr std::uint32_t kAttributeName = 1, kAttributeTensor = 5, kAttributeGraph = 6, kAttributeType = 20;
+constexpr std::uint32_t kAttributeTypeTensor = 4;  // AttributeProto.TENSOR
 constexpr std::uint32_t kValueInfoName = 1, kValueInfoType = 2;
 constexpr std::uint32_t kTypeTensor = 1, kTensorTypeElemType = 1, kTensorTypeShape = 2, kShapeDim = 1;
 }  // namespace onnx_field

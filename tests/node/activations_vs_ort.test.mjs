@@ -24,6 +24,24 @@ const unrunnable = {
 // tensor must then be rounded to fp16 where the untapped model keeps float between the casts.
 const tappingChanges = { ort_qdq_renamed_bnfold_fp16: ['float: output'] };
 
+// Pairs with tensors inside If/Loop bodies: what must be compared there, and what cannot be.
+const bodies = {
+  ort_dynamic_if_loop: (report) => {
+    const inBody = report.points.filter((p) => p.body);
+    const loop = inBody.filter((p) => p.body.float.graph === 'loop/body');
+    const taken = inBody.filter((p) => p.body.float.graph !== 'loop/body');
+    assert.deepEqual(loop.map((p) => p.float_tensor).sort(), ['cond_out', 'fc3_mm', 'fc3_out', 's_out']);
+    assert.ok(loop.every((p) => p.body.float.loops === 1 && p.body.quantized.loops === 1 && p.local === null));
+    // One branch ran on this input: its tensors are compared, the other's are said to be never computed.
+    assert.equal(taken.length, 3, JSON.stringify(taken.map((p) => p.float_tensor)));
+    const branch = taken[0].body.float.graph;
+    assert.ok(taken.every((p) => p.body.float.graph === branch && p.body.quantized.graph === branch));
+    assert.equal(report.failed.length, 3);
+    for (const f of report.failed) assert.match(f.reason, /neither model computed it on these inputs/);
+    assert.deepEqual(report.not_observable, []);
+  },
+};
+
 function activations(args) {
   const r = spawnSync(cli, ['activations', ...args, '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 30 });
   return { status: r.status, stderr: r.stderr, report: r.status === 0 ? JSON.parse(r.stdout) : null };
@@ -48,6 +66,7 @@ for (const pair of pairs) {
         args.push('--input', `${input.name}=${file}`);
       }
       const { status, stderr, report } = activations(args);
+      if (bodies[pair]) bodies[pair](report);
       if (unrunnable[pair]) {
         assert.equal(status, 3, stderr);
         assert.match(stderr, /error \[runtime_failure\]: ONNX Runtime could not load the quantized model/);
@@ -60,12 +79,30 @@ for (const pair of pairs) {
       assert.equal(report.inputs.synthetic, false);
       assert.deepEqual(report.tapping.changed_outputs, tappingChanges[pair] ?? []);
       assert.ok(report.points.some((p) => p.model_output === 0), 'the model output is compared');
+      // Tensors inside If/Loop bodies are made main-graph outputs by the onnx Python package
+      // (tests/activations/expose_body_values.py), not by the core, then tapped like the others.
+      const exposed = { float: [], quantized: [] };
+      const tapName = (p, side) => {
+        const where = p.body?.[side];
+        const tensor = side === 'float' ? p.float_tensor : p.quantized_tensor;
+        if (!where) return tensor;
+        const name = `peer.body/${where.graph}/${tensor}`;
+        exposed[side].push(`${where.graph}:${tensor}:${name}`);
+        return name;
+      };
       const points = report.points.map((p) => ({
-        float_tensor: p.float_tensor,
-        quantized_tensor: p.quantized_tensor,
+        float_tensor: tapName(p, 'float'),
+        quantized_tensor: tapName(p, 'quantized'),
         quantizer: p.output_quantizer,
       }));
-      const peer = await measure(floatPath, quantPath, inputs, points);
+      const exposedPath = (side, file) => {
+        if (!exposed[side].length) return file;
+        const out = path.join(dir, `${side}.exposed.onnx`);
+        const r = spawnSync('/usr/bin/python3', [path.join(root, 'tests/activations/expose_body_values.py'), file, out, ...new Set(exposed[side])], { encoding: 'utf8' });
+        assert.equal(r.status, 0, r.stderr);
+        return out;
+      };
+      const peer = await measure(exposedPath('float', floatPath), exposedPath('quantized', quantPath), inputs, points);
       report.points.forEach((p, i) => {
         const what = `${pair} ${p.quantized_tensor}`;
         // Read as the runtime returns it: integer codes exactly when ONNX Runtime gives integers.

@@ -17,7 +17,7 @@ import { npy } from '../activations/peer_measure.mjs';
 ort.env.wasm.numThreads = 1;
 const engine = engineLabel('onnxruntime-web', JSON.parse(readFileSync(path.join(root, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version);
 const pairsDir = path.join(root, 'tests/fixtures/pairs');
-const pairs = ['torch_eager_ptq_cnn', 'ort_qoperator_cnn', 'ort_dynamic_mlp', 'ort_matmulnbits_4bit', 'ortopt_transformer_ptq'];
+const pairs = ['torch_eager_ptq_cnn', 'ort_qoperator_cnn', 'ort_dynamic_mlp', 'ort_dynamic_if_loop', 'ort_matmulnbits_4bit', 'ortopt_transformer_ptq'];
 
 function native(args) {
   const r = spawnSync(cli, ['activations', ...args, '--engine', 'web', '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });

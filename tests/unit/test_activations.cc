@@ -17,6 +17,7 @@
 #include "quant/quantize.h"
 #include "report/activations_report.h"
 #include "report/comparison.h"
+#include "rewrite/body_outputs.h"
 #include "rewrite/graph_splice.h"
 #include "rewrite/tap_outputs.h"
 #include "test_support.h"
@@ -360,4 +361,73 @@ BOOST_AUTO_TEST_CASE(segments_copy_constants_carry_captures_and_never_cut_a_sequ
   BOOST_TEST(sub.graph().input(0).type().tensor_type().shape().dim_size() == 1);  // rank known, sizes not
   BOOST_TEST(sub.graph().output_size() == 1);
   BOOST_TEST(sub.graph().node(0).attribute_size() == 2);  // both bodies, byte for byte
+}
+
+BOOST_AUTO_TEST_CASE(body_tensors_are_planned_and_threaded_out_of_if_and_loop) {
+  const auto c = pair("ort_dynamic_if_loop");
+  const ComparePlan plan = plan_compared_points(*c);
+  BOOST_TEST(plan.unobserved.empty());
+  const Model& q = c->quant_model;
+  const auto point = [&](const char* tensor) {
+    const auto it = std::find_if(plan.points.begin(), plan.points.end(),
+                                 [&](const ComparedPoint& p) { return q.values[p.quant_value].name == tensor; });
+    BOOST_REQUIRE(it != plan.points.end());
+    return *it;
+  };
+  // A then-branch tensor: fetched through the If, no Loop on the way.
+  const ComparedPoint then_out = point("then_out");
+  BOOST_REQUIRE(then_out.quant_body.has_value());
+  BOOST_TEST(q.nodes[then_out.quant_body->anchor].name == "branch");
+  BOOST_TEST(then_out.quant_body->loops == 0u);
+  // A Loop body's tensor: one leading axis (the iterations).
+  const ComparedPoint fc3 = point("fc3_mm");
+  BOOST_REQUIRE(fc3.float_body.has_value());
+  BOOST_TEST(fc3.float_body->loops == 1u);
+  BOOST_TEST(q.nodes[fc3.quant_body->anchor].name == "loop");
+  // Main-graph points are untouched.
+  BOOST_TEST(!point("h0").quant_body.has_value());
+
+  // The rewrite: each If/Loop returns one more output per tensor; an If's other branch returns an
+  // empty tensor of the same type; a Loop's body one more scan output; a value its body already
+  // returns goes out through an Identity; every other record is as it was.
+  std::vector<BodyOutput> outputs{body_output(q, then_out.quant_value, *then_out.quant_body),
+                                  body_output(q, fc3.quant_value, *fc3.quant_body)};
+  BOOST_TEST(outputs[0].copy);  // then_out is the branch's own output
+  BOOST_TEST(!outputs[1].copy);
+  const auto bytes = expose_body_outputs(q.bytes.view(), outputs);
+  onnx::ModelProto before, after;
+  BOOST_REQUIRE(before.ParseFromArray(q.bytes.view().data, static_cast<int>(q.bytes.view().size)));
+  BOOST_REQUIRE(after.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+  BOOST_REQUIRE(after.graph().node_size() == before.graph().node_size());
+  BOOST_TEST(after.graph().initializer_size() == before.graph().initializer_size());
+  for (int i = 0; i < after.graph().node_size(); ++i) {
+    const auto& n = after.graph().node(i);
+    const auto& was = before.graph().node(i);
+    if (n.op_type() == "If") {
+      BOOST_REQUIRE(n.output_size() == was.output_size() + 1);
+      BOOST_TEST(n.output(1) == then_out.quant_body->name);
+      for (const auto& a : n.attribute()) {
+        BOOST_REQUIRE(a.g().output_size() == 2);
+        const auto& last = a.g().node(a.g().node_size() - 1);
+        if (a.name() == "then_branch") {
+          BOOST_TEST(last.op_type() == "Identity");
+          BOOST_TEST(last.input(0) == "then_out");
+        } else {
+          BOOST_TEST(last.op_type() == "Constant");
+          BOOST_TEST(last.attribute(0).t().dims_size() == 1);
+          BOOST_TEST(last.attribute(0).t().dims(0) == 0);
+          BOOST_TEST(last.attribute(0).t().data_type() == onnx::TensorProto::FLOAT);
+        }
+        BOOST_TEST(a.g().output(1).name() == last.output(0));
+      }
+    } else if (n.op_type() == "Loop") {
+      BOOST_REQUIRE(n.output_size() == was.output_size() + 1);
+      BOOST_TEST(n.output(1) == fc3.quant_body->name);
+      const auto& body = n.attribute(0).g();
+      BOOST_REQUIRE(body.output_size() == 3);  // condition, the carried value, then the new scan output
+      BOOST_TEST(body.output(2).name() == "fc3_mm");
+    } else {
+      BOOST_TEST(n.SerializeAsString() == was.SerializeAsString());
+    }
+  }
 }

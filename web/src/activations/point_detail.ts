@@ -29,7 +29,9 @@ export function pointFacts(p: ActivationPoint, synthetic: boolean, samples: numb
     rows.push(['output quantizer', 'none: this output runs in float']);
   }
   if (p.quantizer_error) rows.push(["quantizer's own error", `${errorText(p.quantizer_error)} (its input ${p.quantizer_error.pre_quant_tensor})`]);
-  if (samples > 1) rows.push(['per sample', p.per_sample.map((s, i) => `${i}: ${db(s.sqnr_db)}`).join(', ')]);
+  if (samples > 1) rows.push(['per sample', p.per_sample.map((s, i) => `${i}: ${s.computed === false ? 'not computed' : db(s.sqnr_db)}`).join(', ')]);
+  for (const [side, tap] of [['float', p.body?.float], ['quantized', p.body?.quantized]] as const)
+    if (tap) rows.push([`inside (${side})`, `${tap.graph} of ${tap.node}${tap.loops ? `: ${tap.shape}` : ''}; local error not measured`]);
   if (p.channels?.worst) rows.push(['worst channel', `${p.channels.worst.index}: ${db(p.channels.worst.sqnr_db)}`]);
   rows.push(['values', `${p.accumulated.values.toLocaleString('en-US')}${p.accumulated.nonfinite ? `, ${p.accumulated.nonfinite} not finite` : ''}`]);
   const d = el('dl', { class: 'facts' });

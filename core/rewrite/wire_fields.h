@@ -1,0 +1,57 @@
+// Reading a message's protobuf records one by one, to copy them or re-encode a few: what the model
+// rewrites (graph_splice.h, body_outputs.h) walk the file's bytes with.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <protozero/exception.hpp>
+
+#include "model/wire_reader.h"
+
+namespace vq {
+
+struct WireField {
+  std::uint32_t tag;
+  protozero::pbf_wire_type wire;
+  const char* begin;  // the record, key included
+  const char* end;
+  protozero::data_view payload;  // length-delimited fields only
+};
+
+// The records of one message, in order. Throws protozero's exceptions on malformed bytes.
+inline std::vector<WireField> wire_fields(const char* begin, const char* end) {
+  std::vector<WireField> out;
+  WireReader r(begin, end);
+  for (const char* at = r.position(); r.next(); at = r.position()) {
+    WireField f{r.tag(), r.wire_type(), at, nullptr, {}};
+    if (f.wire == protozero::pbf_wire_type::length_delimited) {
+      const std::uint64_t n = r.get_length();
+      if (!r.length_fits(n)) throw protozero::end_of_buffer_exception{};
+      f.payload = r.take(n);
+    } else {
+      r.skip();
+    }
+    f.end = r.position();
+    out.push_back(f);
+  }
+  return out;
+}
+inline std::vector<WireField> wire_fields(const protozero::data_view& message) {
+  return wire_fields(message.data(), message.data() + message.size());
+}
+
+// A record copied as it is, key included.
+inline void copy_record(std::vector<std::uint8_t>& out, const WireField& f) {
+  out.insert(out.end(), reinterpret_cast<const std::uint8_t*>(f.begin), reinterpret_cast<const std::uint8_t*>(f.end));
+}
+
+// The string field `tag` of a message ("" when absent).
+inline std::string wire_string_field(const protozero::data_view& message, std::uint32_t tag) {
+  for (const WireField& f : wire_fields(message))
+    if (f.tag == tag && f.wire == protozero::pbf_wire_type::length_delimited) return std::string(f.payload.data(), f.payload.size());
+  return "";
+}
+
+}  // namespace vq
