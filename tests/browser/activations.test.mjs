@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assertClean, cli, exportGraphs, openFixturePair, pairsDir, screenshot, selectedIds, useBrowser } from './harness.mjs';
-import { npy } from '../activations/peer_measure.mjs';
+import { makeInputs, npy } from '../activations/peer_measure.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn';
 const floatPath = path.join(pairsDir, PAIR, 'float.onnx');
@@ -150,6 +150,41 @@ test('Cancel ends a run after the model run in progress, without restarting the 
   await page.click('#layer-table tbody tr');
   await page.waitForSelector('#detail .node-detail, #detail [data-field="weight-charts"][data-loaded="true"]', { timeout: 30000 });
   assert.equal(await page.isHidden('#error'), true, await page.textContent('#error'));
+  await assertClean(page);
+  await page.close();
+});
+
+test('tensors inside If and Loop bodies: compared in the page, the untaken branch said not computed', async () => {
+  const pair = 'ort_dynamic_if_loop';
+  const fp = path.join(pairsDir, pair, 'float.onnx'), qp = path.join(pairsDir, pair, 'quant.onnx');
+  // x and -x send this If down its two branches (tests/node/activations_bodies.test.mjs).
+  const [x] = await makeInputs(fp, 7);
+  const a = path.join(dir, 'branch_a.npy'), b = path.join(dir, 'branch_b.npy');
+  writeFileSync(a, npy('float32', x.dims, x.data));
+  writeFileSync(b, npy('float32', x.dims, x.data.map((v) => -v)));
+  const page = await openFixturePair(env, pair);
+  await page.click('#tab-activations');
+  await page.waitForFunction(() => /Model inputs: /.test(document.querySelector('[data-field="declared-inputs"]')?.textContent ?? ''));
+  await page.setInputFiles('#activation-inputs', [a, b]);
+  const status = await runAndWait(page);
+  assert.equal(status.state, 'done', status.text);
+  const text = await savedReport(page);
+  const r = spawnSync(cli, ['activations', fp, qp, '--engine', 'web', '--tap-budget', '64M', '--input', a, '--input', b, '--json', '-'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(text, r.stdout, 'the page\'s report is the CLI\'s with --engine web');
+  const report = JSON.parse(text);
+  const thenOut = report.points.find((p) => p.float_tensor === 'then_out');
+  const looped = report.points.find((p) => p.float_tensor === 'fc3_mm');
+  assert.ok(thenOut?.body && looped?.body);
+  await page.click(`#point-table tbody tr[data-point="${thenOut.point}"]`);
+  await page.waitForSelector('#detail [data-field="activation"]');
+  const facts = await page.textContent('#detail [data-field="activation"]');
+  assert.match(facts, /insidebranch\/then_branch of branch; local error not measured/);
+  assert.match(facts, /per sample(0|1): (not computed|[0-9.]+ dB), (0|1): (not computed|[0-9.]+ dB)/);
+  assert.match(facts, /not computed/);
+  await screenshot(page, 'activations-05-if-branch');
+  await page.click(`#point-table tbody tr[data-point="${looped.point}"]`);
+  await page.waitForFunction(() => /loop\/body of loop: every iteration/.test(document.querySelector('#detail [data-field="activation"]')?.textContent ?? ''));
   await assertClean(page);
   await page.close();
 });

@@ -30,8 +30,13 @@ export function pointFacts(p: ActivationPoint, synthetic: boolean, samples: numb
   }
   if (p.quantizer_error) rows.push(["quantizer's own error", `${errorText(p.quantizer_error)} (its input ${p.quantizer_error.pre_quant_tensor})`]);
   if (samples > 1) rows.push(['per sample', p.per_sample.map((s, i) => `${i}: ${s.computed === false ? 'not computed' : db(s.sqnr_db)}`).join(', ')]);
-  for (const [side, tap] of [['float', p.body?.float], ['quantized', p.body?.quantized]] as const)
-    if (tap) rows.push([`inside (${side})`, `${tap.graph} of ${tap.node}${tap.loops ? `: ${tap.shape}` : ''}; local error not measured`]);
+  const inside = (tap: NonNullable<ActivationPoint['body']>['float']) =>
+    tap ? `${tap.graph} of ${tap.node}${tap.loops ? `: ${tap.shape}` : ''}; local error not measured` : 'the main graph';
+  if (p.body) {
+    const f = inside(p.body.float), q = inside(p.body.quantized);
+    if (f === q) rows.push(['inside', f]);
+    else rows.push(['inside (float)', f], ['inside (quantized)', q]);
+  }
   if (p.channels?.worst) rows.push(['worst channel', `${p.channels.worst.index}: ${db(p.channels.worst.sqnr_db)}`]);
   rows.push(['values', `${p.accumulated.values.toLocaleString('en-US')}${p.accumulated.nonfinite ? `, ${p.accumulated.nonfinite} not finite` : ''}`]);
   const d = el('dl', { class: 'facts' });
