@@ -288,16 +288,32 @@ class Session : public ExternalFiles {
     if (!r) return view(none);
     if (what == "suffix") return view(r->suffix);
     if (what == "model") return r->model ? view(*r->model) : view(none);
-    if (what == "feed" && index < activations_->feeds().size()) return view(activations_->feeds()[index]->bytes);
+    if (what == "feed" && index < activations_->feeds().size()) {
+      const vq::ByteView b = activations_->feeds()[index].bytes;
+      return emscripten::val(emscripten::typed_memory_view(b.size, b.data));
+    }
     return view(none);
   }
 
-  // The current request's outputs: outputs_json as run_protocol.h says, their bytes at `data`.
-  // Returns the next request.
-  CallResult activationsAccept(const std::string& outputs_json, std::uintptr_t data, std::size_t size) {
+  // The current request's outputs, in two steps and without a copy: their tensors are made here,
+  // sized (outputs_json as run_protocol.h says, without offsets), the bridge writes each one's bytes
+  // at the address returned for it (JSON: [address, ...]), and activationsAcceptPrepared() takes
+  // them and returns the next request. A 64 MiB activation is so
+  // held once in wasm memory, not in a staging buffer and a copy of it.
+  CallResult activationsPrepare(const std::string& outputs_json) {
+    return with_activations([&](vq::ActivationSession&) {
+      incoming_ = vq::output_tensors_from_json(nlohmann::json::parse(outputs_json, nullptr, false));
+      nlohmann::json addresses = nlohmann::json::array();
+      for (const vq::HostTensor& t : incoming_) addresses.push_back(reinterpret_cast<std::uintptr_t>(t.bytes.data()));
+      return addresses.dump();
+    });
+  }
+  CallResult activationsAcceptPrepared() {
     return with_activations([&](vq::ActivationSession& a) {
-      const auto outputs = nlohmann::json::parse(outputs_json, nullptr, false);
-      a.accept(vq::outputs_from_json(outputs, vq::ByteView(heap_pointer(data), size)));
+      std::vector<vq::HostTensor> outputs = std::move(incoming_);
+      incoming_.clear();
+      a.accept(std::move(outputs));
+      a.finish_pending();  // one thread: nothing runs meanwhile, and what the run held is freed now
       return vq::request_json(a);
     });
   }
@@ -356,6 +372,7 @@ class Session : public ExternalFiles {
  private:
   std::unique_ptr<vq::Comparison> comparison_;
   std::unique_ptr<vq::ActivationSession> activations_;  // reads comparison_: reset before it
+  std::vector<vq::HostTensor> incoming_;                // activationsPrepare's tensors, being written
   std::map<std::string, vq::ByteView> input_files_;
   vq::layout::LevelCache levels_;  // the open pair's laid-out levels: expanding a group reuses the rest
 };
@@ -513,7 +530,8 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("activationsStart", &Session::activationsStart)
       .function("activationsRequest", &Session::activationsRequest)
       .function("activationsBytes", &Session::activationsBytes)
-      .function("activationsAccept", &Session::activationsAccept)
+      .function("activationsPrepare", &Session::activationsPrepare)
+      .function("activationsAcceptPrepared", &Session::activationsAcceptPrepared)
       .function("activationsReport", &Session::activationsReport);
   emscripten::class_<ModelLayouts, emscripten::base<ExternalFiles>>("ModelLayouts")
       .constructor<>()

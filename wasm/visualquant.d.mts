@@ -597,6 +597,8 @@ export class OpenComparison {
   activationInputs(): string;
   /** A copy of one side's model file as it was given, `suffix` appended (the runtime bridge loads it). */
   fileBytes(side: 'float' | 'quantized', suffix?: Uint8Array | null): Uint8Array;
+  /** One side's model file as a view into wasm memory (length 0 once the core's memory has grown). */
+  fileView(side: 'float' | 'quantized'): Uint8Array;
   /** Copies of the external-data files given with the models, as onnxruntime-web's `externalData` option takes them. */
   externalData(): { path: string; data: Uint8Array }[];
   close(): void;
@@ -614,6 +616,8 @@ export interface ActivationOptions {
   bins?: number;
   /** The local-error runs (default true). */
   local?: boolean;
+  /** Requests name the model file as the external data of their models' weights (request.weights_file). */
+  weights_by_reference?: boolean;
 }
 
 export interface ActivationRequest {
@@ -636,6 +640,8 @@ export interface ActivationRequest {
   fetches: string[];
   suffix_bytes: number;
   model_bytes: number;
+  /** Non-empty: the model's weights are external data in a file of this name, which is the side's model file. */
+  weights_file: string;
   feeds: { name: string; type: string; dims: number[]; bytes: number }[];
 }
 
@@ -648,6 +654,8 @@ export class ActivationRun {
   /** A segment or the rewired model, when request.model_bytes > 0 (used instead of the side's file). */
   model(): Uint8Array;
   feed(index: number): Uint8Array;
+  /** Feed `index` as a view into wasm memory (valid until the core's next call), for an engine that copies its inputs. */
+  feedView(index: number): Uint8Array;
   accept(outputs: { name: string; type: string; dims: readonly (number | bigint)[]; data: ArrayBufferView }[]): ActivationRequest | null;
   /** JSON text of the visualquant.activations report, byte-identical to the CLI's with the same engine label. */
   report(engine: string): string;

@@ -348,6 +348,20 @@ export class OpenComparison {
     });
   }
 
+  /**
+   * One side's model file as a view into wasm memory, not a copy: what a runtime is given as the
+   * external data of a weights-referenced model (activation options' weights_by_reference). Valid
+   * until the core's memory grows (then its length is 0): take it right before use.
+   */
+  fileView(side) {
+    this.swapped ??= JSON.parse(this.reportText).argument_order_swapped === true;
+    const file = (side === 'float') !== this.swapped ? this.files.first : this.files.second;
+    return this.core.guarded(() => {
+      if (!this.session) throw new VisualQuantError('usage', 'this comparison was closed');
+      return this.core.module.HEAPU8.subarray(file.pointer, file.pointer + file.size);
+    });
+  }
+
   /** Copies of the external-data files given with the models: [{path, data}], as onnxruntime-web's externalData takes them. */
   externalData() {
     return this.external.map((f) => ({ path: f.name, data: this.heapCopy(f) }));
@@ -466,28 +480,23 @@ export class ActivationRun {
   suffix() { return this.bytes('suffix'); }
   model() { return this.bytes('model'); }
   feed(i) { return this.bytes('feed', i); }
+  /**
+   * Feed `i` as a view into wasm memory, not a copy: for an engine that copies its inputs into a
+   * heap of its own at the start of a run (onnxruntime-web). Valid until the core's next call.
+   */
+  feedView(i) { return this.comparison.ask((s) => ({ ok: true, json: s.activationsBytes('feed', i) })); }
 
   /** outputs: [{name, type, dims, data}] (data: a typed array or Uint8Array of the raw bytes). */
   accept(outputs) {
     const core = this.comparison.core;
-    const total = outputs.reduce((n, o) => n + o.data.byteLength, 0);
+    // The core makes each output's tensor and the bytes are written straight into it: one copy in
+    // wasm memory, not a staging buffer and then the tensor.
+    const list = outputs.map((o) => ({ name: o.name, type: o.type, dims: o.dims.map(Number), bytes: o.data.byteLength }));
+    const addresses = JSON.parse(this.comparison.ask((s) => s.activationsPrepare(JSON.stringify(list))));
     const next = this.comparison.ask((s) => {
-      const m = core.module;
-      const pointer = m._malloc(Math.max(total, 1));
-      if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${total} bytes in wasm memory`);
-      try {
-        let offset = 0;
-        const list = outputs.map((o) => {
-          const bytes = new Uint8Array(o.data.buffer, o.data.byteOffset, o.data.byteLength);
-          m.HEAPU8.set(bytes, pointer + offset);
-          const entry = { name: o.name, type: o.type, dims: o.dims.map(Number), offset, bytes: bytes.byteLength };
-          offset += bytes.byteLength;
-          return entry;
-        });
-        return s.activationsAccept(JSON.stringify(list), pointer, total);
-      } finally {
-        m._free(pointer);
-      }
+      const heap = core.module.HEAPU8;  // after the allocations: the memory may have grown
+      outputs.forEach((o, i) => heap.set(new Uint8Array(o.data.buffer, o.data.byteOffset, o.data.byteLength), addresses[i]));
+      return s.activationsAcceptPrepared();
     });
     const request = JSON.parse(next);
     this.request = request.done ? null : request;

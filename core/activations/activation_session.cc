@@ -12,6 +12,7 @@
 #include "rewrite/body_outputs.h"
 #include "rewrite/graph_splice.h"
 #include "rewrite/tap_outputs.h"
+#include "rewrite/weights_by_reference.h"
 #include "util/error.h"
 
 namespace vq {
@@ -58,6 +59,11 @@ std::string dims_text(const std::vector<std::int64_t>& dims) {
 NumericTensor numeric(const HostTensor& t, const ActivationQuantizer* codes_of) {
   return NumericTensor{t.type, ByteView(t.bytes.data(), t.bytes.size()), element_count(t), codes_of};
 }
+
+// What a bridge is told the side's model file is called when it holds the weights.
+std::string weights_file_name(int side) { return side == 0 ? "visualquant-float.weights" : "visualquant-quantized.weights"; }
+
+RunFeed feed_of(const HostTensor& t) { return RunFeed{t.name, t.type, t.dims, ByteView(t.bytes.data(), t.bytes.size())}; }
 
 bool numeric_type(const ElementTypeInfo* t) {
   return t && t->kind != ElementKind::String && t->kind != ElementKind::Complex;
@@ -245,10 +251,13 @@ const std::string& ActivationSession::pre_quant_name(const ComparedPoint& p) con
 }
 
 // Each side's model with its tapped body tensors threaded out of their If/Loop bodies, made once:
-// every tapped run of that side is cut from it (the untapped check runs the file itself).
+// every tapped run of that side is cut from it (the untapped check runs the file itself, or its
+// weights-referenced form).
 void ActivationSession::expose_bodies() {
   for (int side = 0; side < 2; ++side) {
     const Model& m = side == 0 ? c_.float_model : c_.quant_model;
+    if (options_.weights_by_reference)
+      referenced_[side] = std::make_shared<const std::vector<std::uint8_t>>(weights_by_reference(m.bytes.view(), weights_file_name(side)));
     std::vector<BodyOutput> outputs;
     std::set<std::string> seen;
     const auto add = [&](ValueId v, const std::optional<BodyTap>& tap) {
@@ -258,8 +267,8 @@ void ActivationSession::expose_bodies() {
       if (side == 0) add(p.float_value, p.float_body);
       else add(p.quant_value, p.quant_body), add(p.pre_quant_value, p.pre_quant_body);
     }
-    if (!outputs.empty())
-      exposed_[side] = std::make_shared<const std::vector<std::uint8_t>>(expose_body_outputs(m.bytes.view(), outputs));
+    const ByteView base = referenced_[side] ? ByteView(referenced_[side]->data(), referenced_[side]->size()) : m.bytes.view();
+    if (!outputs.empty()) exposed_[side] = std::make_shared<const std::vector<std::uint8_t>>(expose_body_outputs(base, outputs));
   }
 }
 
@@ -293,6 +302,7 @@ void ActivationSession::plan_body_fetches() {
 ByteView ActivationSession::model_bytes(ModelSide side) const {
   const int s = side == ModelSide::Float ? 0 : 1;
   if (exposed_[s]) return ByteView(exposed_[s]->data(), exposed_[s]->size());
+  if (referenced_[s]) return ByteView(referenced_[s]->data(), referenced_[s]->size());
   return (s == 0 ? c_.float_model : c_.quant_model).bytes.view();
 }
 
@@ -316,30 +326,51 @@ void ActivationSession::set_feeds(const Step& step) {
   const std::vector<HostTensor>& sample = (is_float ? samples_ : quant_samples_)[step.sample].feeds;
   feeds_.clear();
   if (step.kind == RunKind::Untapped || !segmented()) {
-    for (const HostTensor& t : sample) feeds_.push_back(&t);
+    for (const HostTensor& t : sample) feeds_.push_back(feed_of(t));
   } else {
     const Segment& seg = segments_[is_float ? 0 : 1][step.chunk];
     std::set<std::string> inputs;
     for (ValueId v : seg.graph_inputs) inputs.insert(m.values[v].name);
     for (const HostTensor& t : sample)
-      if (inputs.count(t.name)) feeds_.push_back(&t);
-    for (const HostTensor* t : boundary_tensors(step)) feeds_.push_back(t);
+      if (inputs.count(t.name)) feeds_.push_back(feed_of(t));
+    for (const HostTensor* t : boundary_tensors(step)) feeds_.push_back(feed_of(*t));
   }
   made_feeds_.clear();
-  if (step.kind == RunKind::Local) made_feeds_ = local_feeds(step);
-  for (const HostTensor& t : made_feeds_) feeds_.push_back(&t);
+  if (step.kind == RunKind::Local) add_local_feeds(step);
 }
 
-std::vector<HostTensor> ActivationSession::local_feeds(const Step& step) const {
-  std::vector<HostTensor> feeds;
-  for (std::size_t u : local_segments_[step.chunk].rewired) {
+// The float values of the rewired points, as the quantized model's consumers read them.
+void ActivationSession::add_local_feeds(const Step& step) {
+  const auto& rewired = local_segments_[step.chunk].rewired;
+  std::vector<const HostTensor*> source;
+  std::vector<bool> as_is;
+  for (std::size_t u : rewired) {
     const ComparedPoint& p = plan_.points[u];
     const HostTensor* x = held(kFloat, float_name(p));
     if (!x) throw Error(ErrorCode::RuntimeFailure, "the float value of '" + printable(c_.float_model.values[p.float_value].name) + "' was not returned before");
     const auto dims = quant_dims_.find(c_.quant_model.values[p.quant_value].name);
-    feeds.push_back(local_feed(*x, c_.quant_model, p, dims == quant_dims_.end() ? x->dims : dims->second));
+    const std::vector<std::int64_t>& shape = dims == quant_dims_.end() ? x->dims : dims->second;
+    // A float32 value fed as float32 is fed as it is (read as double and written back, it would
+    // be the same bits): a view of the held tensor, not a copy (64 MiB at a 1024x1024 stem). The
+    // held tensor outlives the run: what a run reads is released after it.
+    as_is.push_back(!p.quant_is_codes && local_feed_type(c_.quant_model, p) == x->type && x->type->type == ElementType::Float32);
+    source.push_back(x);
+    if (!as_is.back()) made_feeds_.push_back(local_feed(*x, c_.quant_model, p, shape));
   }
-  return feeds;
+  std::size_t made = 0;
+  for (std::size_t i = 0; i < rewired.size(); ++i) {
+    const ComparedPoint& p = plan_.points[rewired[i]];
+    if (!as_is[i]) {
+      feeds_.push_back(feed_of(made_feeds_[made++]));
+      continue;
+    }
+    const HostTensor& x = *source[i];
+    const auto dims = quant_dims_.find(c_.quant_model.values[p.quant_value].name);
+    RunFeed f = feed_of(x);
+    f.name = local_input_name(c_.quant_model.values[p.quant_value].name);
+    if (dims != quant_dims_.end() && same_element_order(dims->second, x.dims)) f.dims = dims->second;
+    feeds_.push_back(std::move(f));
+  }
 }
 
 // The model of a run: its id, and how to make it the first time the id comes.
@@ -350,9 +381,11 @@ void ActivationSession::set_model(RunRequest& r, const Step& step) {
   const std::string of_k = "segment " + std::to_string(step.chunk + 1) + " of " + std::to_string(chunks_.size());
   r.new_model = step.kind == RunKind::Untapped || step.sample == 0;
   r.last_use = step.kind == RunKind::Untapped || step.sample + 1 == samples_.size();
+  if (r.new_model && referenced_[is_float ? 0 : 1]) r.weights_file = weights_file_name(is_float ? 0 : 1);
   if (step.kind == RunKind::Untapped) {
     r.model_id = side;
     r.model_label = "the " + side + " model";
+    if (r.new_model && referenced_[is_float ? 0 : 1]) r.model = referenced_[is_float ? 0 : 1];
     return;
   }
   const bool local = step.kind == RunKind::Local;
@@ -372,8 +405,8 @@ void ActivationSession::set_model(RunRequest& r, const Step& step) {
     if (!graph_outputs.count(name)) taps.push_back(name);
   if (!segmented() && !local) {
     r.suffix = tap_suffix(taps);
-    if (exposed_[is_float ? 0 : 1]) {
-      // The bodies' tensors threaded out: those bytes, not the file's, then the taps.
+    if (exposed_[is_float ? 0 : 1] || referenced_[is_float ? 0 : 1]) {
+      // The bodies' tensors threaded out, or the weights referenced: those bytes, not the file's, then the taps.
       const ByteView base = model_bytes(step.side);
       auto bytes = std::make_shared<std::vector<std::uint8_t>>(base.data, base.data + base.size);
       bytes->insert(bytes->end(), r.suffix.begin(), r.suffix.end());
@@ -459,12 +492,15 @@ void ActivationSession::hold(Held which, std::vector<HostTensor>& outputs) {
 }
 
 void ActivationSession::release_after_chunk(std::size_t chunk) {
-  for (int which = 0; which < 3; ++which)
-    for (auto it = held_[which].begin(); it != held_[which].end();) {
-      const auto last = last_use_[which].find(it->first);
-      if (last == last_use_[which].end() || last->second <= chunk) it = held_[which].erase(it);
-      else ++it;
-    }
+  for (int which = 0; which < 3; ++which) release_held(static_cast<Held>(which), chunk);
+}
+
+void ActivationSession::release_held(Held which, std::size_t chunk) {
+  for (auto it = held_[which].begin(); it != held_[which].end();) {
+    const auto last = last_use_[which].find(it->first);
+    if (last == last_use_[which].end() || last->second <= chunk) it = held_[which].erase(it);
+    else ++it;
+  }
 }
 
 void ActivationSession::accept(std::vector<HostTensor> outputs) {
@@ -521,6 +557,8 @@ void ActivationSession::finish_pending() {
   if (p.step.kind == RunKind::Local) compare_local(p.step.chunk, p.step.sample);
   else compare_chunk(p.step.chunk, p.step.sample);
   if (p.chunk_done) release_after_chunk(p.step.chunk);
+  // The local run reads the float values and its own, never the quantized run's: those go now.
+  else release_held(kQuant, p.step.chunk);
 }
 
 void ActivationSession::compare_chunk(std::size_t chunk, std::size_t sample) {

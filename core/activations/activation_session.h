@@ -57,6 +57,11 @@ struct ActivationOptions {
   std::uint64_t tap_budget_bytes = 512ull << 20;  // tensors one run may return (a chunk's taps)
   std::size_t histogram_bins = 64;
   bool local = true;  // the local-error runs
+  // Runs name the model file as the external data of their models' weights (rewrite/
+  // weights_by_reference.h): a bridge then gives the runtime the file's bytes under `weights_file`
+  // instead of a model holding them. For onnxruntime-web, whose heap otherwise holds every weight
+  // three times while a session is made.
+  bool weights_by_reference = false;
 };
 
 struct RunRequest {
@@ -75,7 +80,19 @@ struct RunRequest {
   std::vector<std::uint8_t> suffix;
   std::shared_ptr<const std::vector<std::uint8_t>> model;
   bool last_use = true;                // no later request names this model: release it after the run
+  // With ActivationOptions::weights_by_reference: the model's weights are external data in a file
+  // of this name, which is the side's model file (given to the runtime as its bytes).
+  std::string weights_file;
   std::vector<std::string> fetches;    // output names to return
+};
+
+// One input of a run: a sample's tensor, a held boundary, a float value fed to the local run. Its
+// bytes are viewed where the session holds them, not copied.
+struct RunFeed {
+  std::string name;
+  const ElementTypeInfo* type = nullptr;
+  std::vector<std::int64_t> dims;
+  ByteView bytes;
 };
 
 // A compared point that could not be measured at run time (shapes that differ, a type that is not
@@ -94,7 +111,7 @@ class ActivationSession {
   // Its feeds: the sample bound to that side's model inputs, and for a local run the float values
   // of the upstream points.
   // Views into the session's own tensors (a sample, a held boundary), not copies: valid until accept().
-  const std::vector<const HostTensor*>& feeds() const { return feeds_; }
+  const std::vector<RunFeed>& feeds() const { return feeds_; }
   // The outputs of the current request, any order; they are consumed. Throws Error(RuntimeFailure)
   // when a fetched tensor is missing (the request stays current). The statistics of a run are
   // computed at the next accept() or finish_pending(), so that a bridge whose runtime works in
@@ -142,9 +159,10 @@ class ActivationSession {
   void set_model(RunRequest& r, const Step& step);
   void set_feeds(const Step& step);
   std::vector<const HostTensor*> boundary_tensors(const Step& step) const;
-  std::vector<HostTensor> local_feeds(const Step& step) const;
+  void add_local_feeds(const Step& step);
   void hold(Held which, std::vector<HostTensor>& outputs);
   void release_after_chunk(std::size_t chunk);
+  void release_held(Held which, std::size_t chunk);  // what of `which` no run after `chunk` reads
   const HostTensor* held(Held which, ValueId v) const;
   const HostTensor* held(Held which, const std::string& name) const;
   // The names a run returns a point's tensors under: the value's own, or its body tap's.
@@ -174,6 +192,7 @@ class ActivationSession {
   // Per side: the model with its tapped body tensors threaded out to the main graph (null: none),
   // and per segment the body taps its run returns.
   std::shared_ptr<const std::vector<std::uint8_t>> exposed_[2];
+  std::shared_ptr<const std::vector<std::uint8_t>> referenced_[2];  // the file with its weights referenced (null: off)
   std::vector<std::vector<std::string>> body_fetches_[2];
   std::vector<std::size_t> not_computed_;                  // per point: samples where neither model computed it
   std::vector<Step> schedule_;
@@ -186,8 +205,8 @@ class ActivationSession {
     bool chunk_done;
   };
   std::optional<Pending> pending_;
-  std::vector<const HostTensor*> feeds_;
-  std::vector<HostTensor> made_feeds_;                     // the current request's local-error feeds
+  std::vector<RunFeed> feeds_;
+  std::vector<HostTensor> made_feeds_;                     // the current request's local-error feeds made anew
   std::vector<TensorStats> stats_;
   std::vector<ErrorMoments> local_;
   std::vector<std::vector<ErrorMoments>> local_per_sample_;

@@ -3,14 +3,16 @@
 //
 // request:  {"done": false, "index", "runs_total", "side": "float"|"quantized", "kind": "untapped"|
 //            "tapped"|"local", "sample", "chunk", "chunks", "model_id", "model_label", "new_model",
-//            "last_use", "fetches": [names], "suffix_bytes", "model_bytes",
+//            "last_use", "fetches": [names], "suffix_bytes", "model_bytes", "weights_file",
 //            "feeds": [{"name", "type", "dims", "bytes"}]}, or {"done": true}
 //   When new_model is true, create a session for model_id from the side's file bytes followed by the
 //   suffix, or, when model_bytes > 0, from the request's model bytes; otherwise run the session kept
 //   for model_id. Release it after a request with last_use. Sessions must be created with graph
-//   optimisations disabled; model_label names the model in messages.
-// outputs:  [{"name", "type", "dims", "offset", "bytes"}], every tensor's bytes at its offset in one
-//           buffer (element types by the names runtimes use: "float32", "uint8", ...).
+//   optimisations disabled; model_label names the model in messages. A non-empty weights_file
+//   (options: "weights_by_reference": true) names the external-data file the model's weights are
+//   in: give the runtime the side's model file under that name (onnxruntime-web's externalData).
+// outputs:  [{"name", "type", "dims", "bytes"}] (element types by the names runtimes use: "float32",
+//           "uint8", ...); each tensor's bytes are then written where output_tensors_from_json made room.
 #pragma once
 
 #include <string>
@@ -26,7 +28,9 @@ namespace vq {
 std::string request_json(const ActivationSession& session);
 
 // Throws Error(RuntimeFailure) for an entry that is not a tensor the buffer holds.
-std::vector<HostTensor> outputs_from_json(const nlohmann::json& outputs, ByteView data);
+// The runtime's outputs (outputs: above, without offsets) as tensors sized but not filled: the
+// bridge writes their bytes in place (wasm: ActivationRun.accept), with no staging copy.
+std::vector<HostTensor> output_tensors_from_json(const nlohmann::json& outputs);
 
 // The options a bridge gives as JSON: {"tap_budget_bytes", "bins", "local"} (each optional).
 ActivationOptions activation_options_from_json(const nlohmann::json& options);

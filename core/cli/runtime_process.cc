@@ -144,7 +144,7 @@ std::string RuntimeProcess::read_header() {
 }
 
 void RuntimeProcess::send(const RunRequest& r, const std::string& model_path, const std::vector<std::string>& external_files,
-                          const std::vector<const HostTensor*>& feeds) {
+                          const std::vector<RunFeed>& feeds) {
   const std::vector<std::uint8_t>* model_bytes = r.model.get();
   const std::vector<std::uint8_t>& suffix = r.suffix;
   json request = {{"id", r.model_id},
@@ -156,7 +156,7 @@ void RuntimeProcess::send(const RunRequest& r, const std::string& model_path, co
                   {"suffix", suffix.size()},
                   {"fetches", r.fetches}};
   json f = json::array();
-  for (const HostTensor* t : feeds) f.push_back({{"name", t->name}, {"type", t->type->name}, {"dims", t->dims}, {"bytes", t->bytes.size()}});
+  for (const RunFeed& t : feeds) f.push_back({{"name", t.name}, {"type", t.type->name}, {"dims", t.dims}, {"bytes", t.bytes.size}});
   request["feeds"] = f;
   const std::string header = request.dump(-1, ' ', false, json::error_handler_t::replace);
   const std::uint32_t n = static_cast<std::uint32_t>(header.size());
@@ -166,7 +166,7 @@ void RuntimeProcess::send(const RunRequest& r, const std::string& model_path, co
   write_all(reinterpret_cast<const std::uint8_t*>(header.data()), header.size());
   if (model_bytes) write_all(model_bytes->data(), model_bytes->size());
   write_all(suffix.data(), suffix.size());
-  for (const HostTensor* t : feeds) write_all(t->bytes.data(), t->bytes.size());
+  for (const RunFeed& t : feeds) write_all(t.bytes.data, t.bytes.size);
 }
 
 std::vector<HostTensor> RuntimeProcess::receive(const RunRequest& r) {

@@ -31,7 +31,7 @@ class RuntimeProcess {
   // `external_files`: the model's external-data files, relative to its folder (where the runner
   // loads them from: onnxruntime-node from the folder, onnxruntime-web given their bytes).
   void send(const RunRequest& request, const std::string& model_path, const std::vector<std::string>& external_files,
-            const std::vector<const HostTensor*>& feeds);
+            const std::vector<RunFeed>& feeds);
   std::vector<HostTensor> receive(const RunRequest& request);
 
  private:

@@ -26,4 +26,6 @@ export function runActivations(run: ActivationRun, options: {
   sessionOptions?: object;
   onProgress?: (request: ActivationRequest) => void;
   signal?: AbortSignal;
+  /** Views of the core's feeds instead of copies: only for an engine that copies its inputs as a run starts (onnxruntime-web). */
+  viewFeeds?: boolean;
 }): Promise<string>;

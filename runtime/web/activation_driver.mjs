@@ -76,11 +76,13 @@ function join(a, b) {
  * floatBytes / quantBytes: the two model files' bytes, when the caller has them (otherwise each
  * session takes a copy of the core's: run.comparison.fileBytes); onProgress(request): before each
  * run; signal: an AbortSignal (checked between runs: a run in progress finishes first);
- * sessionOptions: more options for every session (threads). Weights in external-data files come
+ * sessionOptions: more options for every session (threads); viewFeeds: give the engine views of
+ * the core's feeds, not copies (only for an engine that copies its inputs as a run starts:
+ * onnxruntime-web, whose heap is its own). Weights in external-data files come
  * from the files given with the models (onnxruntime-web's externalData).
  * An engine failure is rethrown as {code: 'runtime_failure', message} naming the model.
  */
-export async function runActivations(run, { ort, engine, floatBytes, quantBytes, onProgress, signal, sessionOptions = {} }) {
+export async function runActivations(run, { ort, engine, floatBytes, quantBytes, onProgress, signal, sessionOptions = {}, viewFeeds = false }) {
   // A side's file with the request's suffix: joined from the caller's bytes, or copied once out of the core's.
   const fileWith = (side, suffix) => {
     const given = side === 'float' ? floatBytes : quantBytes;
@@ -102,10 +104,28 @@ export async function runActivations(run, { ort, engine, floatBytes, quantBytes,
       if (r.new_model) {
         await release(r.model_id);
         const bytes = r.model_bytes ? join(run.model(), run.suffix()) : fileWith(r.side, run.suffix());
-        const options = { ...sessionOptions, graphOptimizationLevel: 'disabled', logSeverityLevel: 3 };
-        if (hasExternal) options.externalData = run.comparison.externalData();
+        // The model file itself, when the model's weights are references into it (weights_file): the
+        // caller's bytes, or a view of the core's copy, taken last (a view lapses if the core's memory
+        // grows meanwhile: then it is taken again and the session made once more).
+        const weights = () => (r.side === 'float' ? floatBytes : quantBytes) ?? run.comparison.fileView(r.side);
+        const create = (view) => {
+          const options = { ...sessionOptions, graphOptimizationLevel: 'disabled', logSeverityLevel: 3 };
+          const external = hasExternal ? run.comparison.externalData() : [];
+          if (view) external.push({ path: r.weights_file, data: view });
+          if (external.length) options.externalData = external;
+          return ort.InferenceSession.create(bytes, options);
+        };
         try {
-          sessions.set(r.model_id, await ort.InferenceSession.create(bytes, options));
+          let view = r.weights_file ? weights() : null;
+          let session;
+          try {
+            session = await create(view);
+          } catch (e) {
+            if (!view || view.byteLength > 0) throw e;
+            view = weights();
+            session = await create(view);
+          }
+          sessions.set(r.model_id, session);
         } catch (e) {
           throw Object.assign(new Error(`ONNX Runtime could not load ${r.model_label}: ${e?.message ?? e}`), { code: 'runtime_failure' });
         }
@@ -113,7 +133,16 @@ export async function runActivations(run, { ort, engine, floatBytes, quantBytes,
       const session = sessions.get(r.model_id);
       if (!session) throw Object.assign(new Error(`no session was made for ${r.model_label}`), { code: 'runtime_failure' });
       const feeds = {};
-      r.feeds.forEach((f, i) => { feeds[f.name] = new ort.Tensor(f.type, typedArray(f.type, run.feed(i)), f.dims); });
+      r.feeds.forEach((f, i) => {
+        // An engine that copies its inputs into its own heap as a run starts (onnxruntime-web: the
+        // core's next call comes after that) reads them straight out of the core's memory.
+        const view = viewFeeds ? run.feedView(i) : null;
+        const T = TYPED[f.type];
+        const data = view && T && view.byteOffset % T.BYTES_PER_ELEMENT === 0
+          ? new T(view.buffer, view.byteOffset, view.byteLength / T.BYTES_PER_ELEMENT)
+          : typedArray(f.type, run.feed(i));
+        feeds[f.name] = new ort.Tensor(f.type, data, f.dims);
+      });
       let results;
       try {
         results = await session.run(feeds, r.fetches);

@@ -123,3 +123,35 @@ test('without the files\' bytes, the bridge loads the core\'s copies; external d
     swapped.close();
   }
 });
+
+test('weights by reference (the page\'s way): onnxruntime-web reads each weight from a view of the core\'s file, the CLI\'s bytes', async () => {
+  // Every request names the model file as its weights' external data, and no model bytes the bridge
+  // is given hold a weight: the engine copies each straight out of the core's copy of the file.
+  for (const pair of ['torch_eager_ptq_cnn', 'ort_dynamic_if_loop', 'ortopt_transformer_ptq']) {
+    const floatBytes = readFileSync(path.join(pairsDir, pair, 'float.onnx'));
+    const quantBytes = readFileSync(path.join(pairsDir, pair, 'quant.onnx'));
+    const core = await wasmCore();
+    const comparison = core.open(floatBytes, 'float.onnx', quantBytes, 'quant.onnx');
+    try {
+      for (const budget of [undefined, 16384]) {
+        const run = comparison.startActivations({ weights_by_reference: true, ...(budget ? { tap_budget_bytes: budget } : {}) });
+        const sizes = [];
+        const report = await runActivations(run, {
+          ort, engine,
+          onProgress: (r) => {
+            assert.equal(r.weights_file, r.new_model ? `visualquant-${r.side}.weights` : '');
+            if (r.new_model) sizes.push([r.side, r.model_bytes]);
+          },
+        });
+        const args = [path.join(pairsDir, pair, 'float.onnx'), path.join(pairsDir, pair, 'quant.onnx')];
+        assert.equal(report, native(budget ? [...args, '--tap-budget', '16K'] : args), `${pair} ${budget ?? 'one chunk'}`);
+        assert.ok(sizes.every(([, n]) => n > 0), 'every model comes from the core');
+        // A model without its weights is much smaller than the file (the float transformer's are most of it).
+        if (pair === 'ortopt_transformer_ptq')
+          for (const [side, n] of sizes) if (side === 'float') assert.ok(n < floatBytes.length / 2, `${pair}: ${n} of ${floatBytes.length} bytes`);
+      }
+    } finally {
+      comparison.close();
+    }
+  }
+});

@@ -20,6 +20,7 @@
 #include "rewrite/body_outputs.h"
 #include "rewrite/graph_splice.h"
 #include "rewrite/tap_outputs.h"
+#include "rewrite/weights_by_reference.h"
 #include "test_support.h"
 
 using namespace vq;
@@ -208,7 +209,7 @@ BOOST_AUTO_TEST_CASE(the_schedule_checks_tapping_and_runs_each_op_once_per_sampl
       for (const auto& in : segment.graph().input()) inputs.insert(in.name());
       for (const auto& out : segment.graph().output()) outputs.insert(out.name());
       for (const auto& t : segment.graph().initializer()) initializers.insert(t.name());
-      for (const HostTensor* feed : session.feeds()) BOOST_TEST(inputs.count(feed->name) == 1u);  // ONNX Runtime refuses others
+      for (const RunFeed& feed : session.feeds()) BOOST_TEST(inputs.count(feed.name) == 1u);  // ONNX Runtime refuses others
       for (const std::string& name : r->fetches) BOOST_TEST(outputs.count(name) == 1u);
       std::set<std::string> made;
       for (const auto& n : segment.graph().node()) {
@@ -430,4 +431,37 @@ BOOST_AUTO_TEST_CASE(body_tensors_are_planned_and_threaded_out_of_if_and_loop) {
       BOOST_TEST(n.SerializeAsString() == was.SerializeAsString());
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(weights_by_reference_points_each_initializer_at_its_bytes_in_the_file) {
+  const Model m = load_model_file(pair_file("ortopt_transformer_ptq", "float"), LoadOptions::without_checker());
+  const ByteView file = m.bytes.view();
+  const auto bytes = weights_by_reference(file, "model.weights", 1024);
+  onnx::ModelProto before, after;
+  BOOST_REQUIRE(before.ParseFromArray(file.data, static_cast<int>(file.size)));
+  BOOST_REQUIRE(after.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+  BOOST_REQUIRE(after.graph().initializer_size() == before.graph().initializer_size());
+  BOOST_TEST(after.graph().node_size() == before.graph().node_size());
+  std::size_t referenced = 0;
+  for (int i = 0; i < after.graph().initializer_size(); ++i) {
+    const auto& was = before.graph().initializer(i);
+    const auto& now = after.graph().initializer(i);
+    BOOST_TEST(now.name() == was.name());
+    BOOST_TEST(now.data_type() == was.data_type());
+    if (was.raw_data().size() < 1024) {
+      BOOST_TEST(now.SerializeAsString() == was.SerializeAsString());  // small ones stay inline
+      continue;
+    }
+    ++referenced;
+    BOOST_TEST(now.raw_data().empty());
+    BOOST_TEST(now.data_location() == onnx::TensorProto::EXTERNAL);
+    std::map<std::string, std::string> entries;
+    for (const auto& e : now.external_data()) entries[e.key()] = e.value();
+    BOOST_TEST(entries["location"] == "model.weights");
+    const std::size_t offset = std::stoull(entries["offset"]), length = std::stoull(entries["length"]);
+    BOOST_REQUIRE(offset + length <= file.size);
+    BOOST_TEST(std::string(reinterpret_cast<const char*>(file.data) + offset, length) == was.raw_data());
+  }
+  BOOST_TEST(referenced > 0u);
+  BOOST_TEST(bytes.size() < file.size / 4);  // the graph without its weights
 }

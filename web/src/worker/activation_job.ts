@@ -24,13 +24,16 @@ export async function runActivationJob(comparison: OpenComparison, params: Activ
     ...(params.samples !== undefined ? { samples: params.samples } : {}),
     ...(params.seed !== undefined ? { seed: params.seed } : {}),
     ...(params.local !== undefined ? { local: params.local } : {}),
+    // onnxruntime-web is given the model files' bytes as the external data of their weights, not
+    // models holding them: its heap then holds each weight once (rewrite/weights_by_reference.h).
+    weights_by_reference: true,
   };
   // The inputs are checked against the model first: a wrong file is said at once, before the engine loads.
   const run = comparison.startActivations(options, files);
   progress('loading ONNX Runtime (onnxruntime-web)', 0);
   const { ort, engine } = await loadOrt();
   return runActivations(run, {
-    ort, engine, signal,
+    ort, engine, signal, viewFeeds: true,
     onProgress: (r) => progress(`run ${r.index + 1} of ${r.runs_total}: ${r.model_label}${KIND_WORDS[r.kind] ?? ''}, sample ${r.sample + 1}`,
       r.index / r.runs_total),
   });
