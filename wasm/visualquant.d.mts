@@ -536,6 +536,14 @@ export interface ModelLayoutViews {
   close(): void;
 }
 
+/** A file written into wasm memory chunk by chunk (VisualQuant.heapFile). */
+export class HeapFile {
+  readonly byteLength: number;
+  write(chunk: Uint8Array): void;
+  /** Frees the memory when the file is not given to the core after all. */
+  free(): void;
+}
+
 export class VisualQuant {
   readonly version: string;
   /** True once a call failed with a VisualQuantInstanceFailure: the instance is not used again. */
@@ -548,13 +556,15 @@ export class VisualQuant {
   /** JSON text of a CompareReport, in either argument order; throws VisualQuantError. */
   compare(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
           externalFiles?: Record<string, Uint8Array>, options?: CompareOptions): string;
-  /** Aligns two models and keeps the comparison open for lazy per-layer questions. */
-  open(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
-       externalFiles?: Record<string, Uint8Array>): OpenComparison;
+  /** Aligns two models and keeps the comparison open for lazy per-layer questions. A HeapFile is taken as it is (no copy). */
+  open(firstBytes: Uint8Array | HeapFile, firstName: string, secondBytes: Uint8Array | HeapFile, secondName: string,
+       externalFiles?: Record<string, Uint8Array | HeapFile>): OpenComparison;
+  /** Room in wasm memory for a file that arrives in chunks: write() them, then give it to open()/openLayout(). */
+  heapFile(size?: number): HeapFile;
   /** JSON text of a LayoutReport (byte-identical to `visualquant layout MODEL --json -`); throws VisualQuantError. */
   layout(bytes: Uint8Array, fileName: string, options?: LayoutOptions, externalFiles?: Record<string, Uint8Array>): string;
   /** Loads a model once for many layouts (expanding and collapsing groups); throws VisualQuantError. */
-  openLayout(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array>): ModelLayoutViews;
+  openLayout(bytes: Uint8Array | HeapFile, fileName: string, externalFiles?: Record<string, Uint8Array | HeapFile>): ModelLayoutViews;
   /** JSON text of a LayoutPairReport, in either argument order; throws VisualQuantError. */
   layoutPair(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
              options?: Omit<LayoutOptions, 'nodeSizes' | 'groupSizes'>, externalFiles?: Record<string, Uint8Array>): string;

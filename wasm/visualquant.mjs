@@ -135,9 +135,23 @@ export class VisualQuant {
 
   // toHeap(bytes) for the calls below: copies bytes into the wasm heap with one HEAPU8.set (fast)
   // and returns their address, which it adds to `held` for the caller to free.
+  /**
+   * Room in wasm memory for a file that arrives in chunks (a stream): write() each chunk, then give
+   * the HeapFile to open() or openLayout() in place of its bytes. The file is so never held whole
+   * outside wasm memory. It grows when more comes than `size` said; free() it if it is not used.
+   */
+  heapFile(size = 0) {
+    return new HeapFile(this, size);
+  }
+
   heapWriter(held) {
     const m = this.module;
     return (bytes) => {
+      if (bytes instanceof HeapFile) {
+        const pointer = bytes.take();  // already in wasm memory: now the session's
+        held.push(pointer);
+        return pointer;
+      }
       const pointer = m._malloc(Math.max(bytes.byteLength, 1));
       if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
       held.push(pointer);
@@ -506,6 +520,46 @@ export class ActivationRun {
   /** The report (JSON text), byte-identical to `visualquant activations --json -` with the same engine label. */
   report(engine) {
     return this.comparison.ask((s) => s.activationsReport(engine));
+  }
+}
+
+/** A file written into wasm memory chunk by chunk (VisualQuant.heapFile). */
+export class HeapFile {
+  constructor(core, size) {
+    this.core = core;
+    this.capacity = Math.max(size, 1);
+    this.byteLength = 0;
+    this.pointer = core.guarded(() => core.module._malloc(this.capacity));
+    if (!this.pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${size} bytes in wasm memory`);
+  }
+
+  /** Appends a chunk (a Uint8Array). */
+  write(chunk) {
+    const m = this.core.module;
+    if (this.byteLength + chunk.byteLength > this.capacity) {
+      const capacity = Math.max(this.capacity * 2, this.byteLength + chunk.byteLength);
+      const pointer = this.core.guarded(() => m._malloc(capacity));
+      if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${capacity} bytes in wasm memory`);
+      m.HEAPU8.copyWithin(pointer, this.pointer, this.pointer + this.byteLength);
+      m._free(this.pointer);
+      this.pointer = pointer;
+      this.capacity = capacity;
+    }
+    m.HEAPU8.set(chunk, this.pointer + this.byteLength);  // HEAPU8 read now: the memory may have grown
+    this.byteLength += chunk.byteLength;
+  }
+
+  /** Hands the memory over (to a session, which frees it); the HeapFile is empty afterwards. */
+  take() {
+    if (!this.pointer) throw new VisualQuantError('usage', 'this file was given to the core already');
+    const pointer = this.pointer;
+    this.pointer = 0;
+    return pointer;
+  }
+
+  free() {
+    if (this.pointer && !this.core.failed) this.core.module._free(this.pointer);
+    this.pointer = 0;
   }
 }
 

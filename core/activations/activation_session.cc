@@ -60,9 +60,6 @@ NumericTensor numeric(const HostTensor& t, const ActivationQuantizer* codes_of) 
   return NumericTensor{t.type, ByteView(t.bytes.data(), t.bytes.size()), element_count(t), codes_of};
 }
 
-// What a bridge is told the side's model file is called when it holds the weights.
-std::string weights_file_name(int side) { return side == 0 ? "visualquant-float.weights" : "visualquant-quantized.weights"; }
-
 RunFeed feed_of(const HostTensor& t) { return RunFeed{t.name, t.type, t.dims, ByteView(t.bytes.data(), t.bytes.size())}; }
 
 bool numeric_type(const ElementTypeInfo* t) {
@@ -257,7 +254,7 @@ void ActivationSession::expose_bodies() {
   for (int side = 0; side < 2; ++side) {
     const Model& m = side == 0 ? c_.float_model : c_.quant_model;
     if (options_.weights_by_reference)
-      referenced_[side] = std::make_shared<const std::vector<std::uint8_t>>(weights_by_reference(m.bytes.view(), weights_file_name(side)));
+      referenced_[side] = std::make_shared<const std::vector<std::uint8_t>>(weights_by_reference(m.bytes.view(), options_.weights_file_names[side]));
     std::vector<BodyOutput> outputs;
     std::set<std::string> seen;
     const auto add = [&](ValueId v, const std::optional<BodyTap>& tap) {
@@ -381,7 +378,7 @@ void ActivationSession::set_model(RunRequest& r, const Step& step) {
   const std::string of_k = "segment " + std::to_string(step.chunk + 1) + " of " + std::to_string(chunks_.size());
   r.new_model = step.kind == RunKind::Untapped || step.sample == 0;
   r.last_use = step.kind == RunKind::Untapped || step.sample + 1 == samples_.size();
-  if (r.new_model && referenced_[is_float ? 0 : 1]) r.weights_file = weights_file_name(is_float ? 0 : 1);
+  if (r.new_model && referenced_[is_float ? 0 : 1]) r.weights_file = options_.weights_file_names[is_float ? 0 : 1];
   if (step.kind == RunKind::Untapped) {
     r.model_id = side;
     r.model_label = "the " + side + " model";

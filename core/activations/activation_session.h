@@ -58,10 +58,14 @@ struct ActivationOptions {
   std::size_t histogram_bins = 64;
   bool local = true;  // the local-error runs
   // Runs name the model file as the external data of their models' weights (rewrite/
-  // weights_by_reference.h): a bridge then gives the runtime the file's bytes under `weights_file`
-  // instead of a model holding them. For onnxruntime-web, whose heap otherwise holds every weight
-  // three times while a session is made.
+  // weights_by_reference.h): a bridge then gives the runtime the file under `weights_file` instead
+  // of a model holding them. onnxruntime-web's heap otherwise holds every weight three times while a
+  // session is made; onnxruntime-node otherwise parses a 434 MB model's weights out of its protobuf
+  // for each of the three sessions of the float model, and the segments carry copies of them.
   bool weights_by_reference = false;
+  // The names the files go by (float, quantized): the CLI's runtime reads them from the models'
+  // folders, so they are the files' own names there; the page gives the bytes under these.
+  std::string weights_file_names[2] = {"visualquant-float.weights", "visualquant-quantized.weights"};
 };
 
 struct RunRequest {

@@ -136,7 +136,13 @@ int run_activations(const std::vector<std::string>& args) {
     std::vector<Sample> samples = o.inputs.empty() ? synthetic_samples(c->float_model, o.dims, o.seed, o.samples)
                                                    : load_samples(c->float_model, o.inputs, o.dims);
     current = "activations";
-    ActivationSession session(*c, std::move(samples), o.session);
+    // The runtime reads each model's weights straight from its file (by its name, in its folder),
+    // not from a copy of the model that holds them.
+    ActivationOptions options = o.session;
+    options.weights_by_reference = true;
+    options.weights_file_names[0] = base_name(float_path);
+    options.weights_file_names[1] = base_name(quant_path);
+    ActivationSession session(*c, std::move(samples), options);
     RuntimeProcess runtime(o.engine);
     const std::vector<std::string> float_external = external_data_files(c->float_model);
     const std::vector<std::string> quant_external = external_data_files(c->quant_model);

@@ -153,6 +153,7 @@ void RuntimeProcess::send(const RunRequest& r, const std::string& model_path, co
                   {"model", model_path},
                   {"external", external_files},
                   {"model_bytes", model_bytes ? model_bytes->size() : 0},
+                  {"weights_file", r.weights_file},
                   {"suffix", suffix.size()},
                   {"fetches", r.fetches}};
   json f = json::array();

@@ -11,7 +11,7 @@
 // the binary blobs the header lists, back to back.
 //   hello (runner → core, once):  {"ok":true,"engine":"onnxruntime-node 1.30.0"}
 //   request:  {"id":MODEL_ID,"new_model":B,"last_use":B,"model":PATH,"external":[FILES],"model_bytes":M,
-//              "suffix":N,"feeds":[{name,type,dims,bytes}],"fetches":[names]}
+//              "weights_file":NAME,"suffix":N,"feeds":[{name,type,dims,bytes}],"fetches":[names]}
 //             blobs: the model's bytes when M > 0 (a segment or rewired model, used instead of the
 //             file), the suffix (appended to the model's bytes: rewrite/tap_outputs.h), then each feed
 //   reply:    {"ok":true,"outputs":[{name,type,dims,bytes}]} + blobs, or {"ok":false,"stage":"session"|"run","error":TEXT}
@@ -20,7 +20,8 @@
 // Sessions run with graph optimisations disabled, so that every tapped tensor is the one the model
 // computes. External data (FILES, relative to the model's folder) is read by onnxruntime-node from
 // that folder, made the working directory (a model given as bytes resolves its external data
-// there), and given to onnxruntime-web as bytes.
+// there), and given to onnxruntime-web as bytes. A weights_file is the model file's own name: the
+// model's weights are references into it (rewrite/weights_by_reference.h), read the same way.
 import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -100,8 +101,11 @@ async function sessionFor(header, modelBytes, suffix) {
   const bytes = suffix.length ? Buffer.concat([model, suffix]) : model;
   const options = { graphOptimizationLevel: 'disabled', logSeverityLevel: 3 };
   const folder = path.dirname(file);
-  if (header.external?.length) {
-    if (engineName === 'web') options.externalData = header.external.map((p) => ({ path: p, data: readFileSync(path.join(folder, p)) }));
+  // The model's weights referenced in the model file itself (weights_file, its name in its folder)
+  // are external data like any other.
+  const external = [...(header.external ?? []), ...(header.weights_file ? [header.weights_file] : [])];
+  if (external.length) {
+    if (engineName === 'web') options.externalData = external.map((p) => ({ path: p, data: readFileSync(path.join(folder, p)) }));
     else process.chdir(folder);
   }
   const session = await ort.InferenceSession.create(bytes, options);

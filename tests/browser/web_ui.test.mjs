@@ -509,7 +509,7 @@ test('cancel stops opening (the core worker is restarted) and the next open work
     await route.continue().catch(() => {});  // the worker that asked may be gone (cancelled)
   });
   await page.goto(server.url + pairUrl(PAIR));
-  await page.waitForFunction(() => /Aligning/.test(document.getElementById('progress-stage').textContent) && !document.getElementById('progress').hidden);
+  await page.waitForFunction(() => /Reading|Aligning/.test(document.getElementById('progress-stage').textContent) && !document.getElementById('progress').hidden);
   await screenshot(page, '16-progress');
   await page.click('#cancel');
   await page.waitForSelector('#error[data-code="cancelled"]:not([hidden])');

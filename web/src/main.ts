@@ -23,7 +23,7 @@ import { LintView } from './ui/lint_view';
 import { NodeSearch, type SearchItem } from './ui/search';
 import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
 import { pageShortcuts } from './ui/page_keys';
-import { nameOf, readSources, sourcesFromFiles, sourcesFromQuery, type ModelSources } from './ui/sources';
+import { nameOf, sourcesFromFiles, sourcesFromQuery, streamSources, type ModelSources } from './ui/sources';
 import { bindTabs } from './ui/tabs';
 import { ExportMenu } from './ui/export_menu';
 import { ViewCameras } from './ui/view_cameras';
@@ -306,12 +306,18 @@ class App {
     try {
       this.progress(`Reading ${this.names.first} and ${this.names.second}`, 0);
       mark('open');
-      const files = await readSources(sources, (loaded, total) =>
-        this.progress(`Reading ${this.names.first} and ${this.names.second} (${mb(loaded)}${total ? ` of ${mb(total)}` : ''})`, total ? (loaded / total) * 0.3 : undefined), abort.signal);
-      const transfer = [files.first, files.second, ...files.external].flatMap((f) => ('bytes' in f ? [f.bytes] : []));
-      mark('read');
-      this.progress('Aligning the two models', 0.35);
-      const opened = await this.step(0.35, (onProgress) => this.core.request('open', files, { transfer, onProgress }));
+      // The core's worker reads the files itself, straight into the core's memory (FileStream):
+      // reading is the first 30 % of the bar, then aligning.
+      const files = streamSources(sources);
+      const request = this.core.request('open', files, {
+        onProgress: (p) => {
+          if (p.stage !== 'reading') return this.progress('Aligning the two models', 0.35);
+          this.progress(`Reading ${this.names.first} and ${this.names.second} (${p.detail.replace(/^reading /, '')})`,
+            p.fraction === undefined ? undefined : p.fraction * 0.3);
+        },
+      });
+      if (this.running) this.running.id = request.id;
+      const opened = await request.promise;
       if (ticket !== this.opening) return;
       mark('aligned');
       this.report = opened.report;
@@ -779,10 +785,6 @@ function mark(stage: string) {
 
 function isCancel(e: unknown): boolean {
   return (e instanceof CoreRequestError && e.code === 'cancelled') || (e instanceof DOMException && e.name === 'AbortError');
-}
-
-function mb(bytes: number): string {
-  return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
 
 function rangeText(r: [number, number] | null): string {

@@ -29,8 +29,20 @@ export interface FileReference {
   name: string;
   ref: string;
 }
-export type FileSource = FilePayload | FileReference;
+/**
+ * A file the core's worker reads itself, chunk by chunk straight into the core's memory: a File the
+ * user picked (read from disk) or a same-origin URL (the page's ?float= query). No whole copy of
+ * it is ever made outside the core: a 434 MB model read into an ArrayBuffer first stayed in the
+ * page next to the core's copy, until a garbage collection an idle page does not make.
+ */
+export interface FileStream {
+  name: string;
+  blob?: Blob;
+  url?: string;
+}
+export type FileSource = FilePayload | FileReference | FileStream;
 export const isReference = (f: FileSource): f is FileReference => 'ref' in f;
+export const isStream = (f: FileSource): f is FileStream => 'blob' in f || 'url' in f;
 
 export type LayoutView = 'logical' | 'nodes';
 
@@ -54,11 +66,11 @@ export interface LayoutParams {
 export interface CoreMethods {
   /** Loads and aligns the two models (either order) and keeps them open. Replaces an open pair. */
   open: {
-    params: { first: FileSource; second: FileSource; external: FilePayload[] };
+    params: { first: FileSource; second: FileSource; external: Array<FilePayload | FileStream> };
     result: { report: CompareReport; version: string };
   };
   /** Loads one model (the single-model viewer) and keeps it open; its inspect report. Replaces an open model. */
-  openModel: { params: { file: FileSource; external: FilePayload[] }; result: { inspect: InspectReport; version: string } };
+  openModel: { params: { file: FileSource; external: Array<FilePayload | FileStream> }; result: { inspect: InspectReport; version: string } };
   /** The open model's graph laid out. */
   layoutModel: { params: { view: LayoutView }; result: LayoutReport };
   /** Both graphs laid out side by side (matched ops in shared rows), of the open pair. */

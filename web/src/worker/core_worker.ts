@@ -11,9 +11,9 @@
 // A request on which the wasm instance fails (not with the core's own error: a trap, a stack
 // overflow) gets an error with `restarted`, and the instance is replaced (live_core.ts): what it had
 // open is dropped, and the next request runs on a fresh one.
-import { VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison } from 'visualquant-core';
+import { HeapFile, VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison, type VisualQuant } from 'visualquant-core';
 import {
-  BACKGROUND, isReference, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type Params, type ProgressMessage, type RequestMessage,
+  BACKGROUND, isReference, isStream, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type Params, type ProgressMessage, type RequestMessage,
   type Result, type ToCore,
 } from '../protocol/messages';
 import { runActivationJob } from './activation_job';
@@ -100,15 +100,72 @@ function requireModel() {
   return model;
 }
 
-function bytesOf(f: FileSource): Uint8Array {
+type Loaded = Uint8Array | HeapFile;
+
+/**
+ * A file's bytes for the core: given (FilePayload), or read here chunk by chunk straight into its
+ * memory (FileStream: a picked File, a same-origin URL), with the bytes read so far as progress.
+ */
+async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, total: number) => void): Promise<Loaded> {
   // References are the host's to read (the VS Code extension host resolves them before they get here).
   if (isReference(f)) throw Object.assign(new Error(`${f.name}: this core cannot read files by reference`), { code: 'usage' });
-  return new Uint8Array(f.bytes);
+  if (!isStream(f)) return new Uint8Array(f.bytes);
+  let stream: ReadableStream<Uint8Array>, total: number;
+  if (f.blob) {
+    stream = f.blob.stream();
+    total = f.blob.size;
+  } else {
+    const response = await fetch(f.url!).catch((e: unknown) => {
+      throw Object.assign(new Error(`${f.name}: ${e instanceof Error ? e.message : String(e)}`), { code: 'io' });
+    });
+    if (!response.ok || !response.body) throw Object.assign(new Error(`${f.name}: HTTP ${response.status} ${response.statusText}`), { code: 'io' });
+    stream = response.body;
+    total = Number(response.headers.get('content-length')) || 0;  // a hint: compressed bodies are longer
+  }
+  const file = vq.heapFile(total);
+  try {
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      file.write(value);
+      onRead(value.byteLength, total);
+    }
+    return file;
+  } catch (e) {
+    file.free();
+    if (e instanceof VisualQuantError) throw e;
+    throw Object.assign(new Error(`${f.name}: ${e instanceof Error ? e.message : String(e)}`), { code: 'io' });
+  }
 }
 
-function externalOf(external: FileSource[]): Record<string, Uint8Array> {
-  const files: Record<string, Uint8Array> = {};
-  for (const f of external) files[f.name] = bytesOf(f);
+/** Every file loaded, with one progress line over all of them; on a failure, what was read is freed. */
+async function loadAll(vq: VisualQuant, files: FileSource[], id: number): Promise<Loaded[]> {
+  const streamed = files.filter(isStream);
+  const total = streamed.reduce((n, f) => n + (f.blob?.size ?? 0), 0);
+  let read = 0, shown = 0;
+  const onRead = (bytes: number) => {
+    read += bytes;
+    const now = performance.now();
+    if (now - shown < 100) return;
+    shown = now;
+    progress(id, 'reading', `reading ${mb(read)}${total ? ` of ${mb(total)}` : ''}`, total ? read / total : undefined);
+  };
+  const loaded: Loaded[] = [];
+  try {
+    for (const f of files) loaded.push(await load(vq, f, onRead));
+    return loaded;
+  } catch (e) {
+    for (const l of loaded) if (l instanceof HeapFile) l.free();
+    throw e;
+  }
+}
+
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
+
+function externalOf(external: FileSource[], loaded: Loaded[]): Record<string, Loaded> {
+  const files: Record<string, Loaded> = {};
+  external.forEach((f, i) => { files[f.name] = loaded[i]; });
   return files;
 }
 
@@ -119,13 +176,18 @@ type Handler<M extends Method> = (params: Params<M>, id: number, signal: AbortSi
 /** `{"<key>": <the core's JSON text>, "version": "<version>"}` without parsing the text. */
 const withVersion = (key: string, text: string, version: string) => `{"${key}":${text.trimEnd()},"version":${JSON.stringify(version)}}`;
 const handlers: { [M in Method]: Handler<M> } = {
-  open({ first, second, external }, id) {
+  async open({ first, second, external }, id) {
     const vq = live!.current!;
     pair?.comparison.close();
     pair = null;
-    const externalFiles = externalOf(external);
+    const [a, b, ...rest] = await loadAll(vq, [first, second, ...external], id);
     progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
-    const comparison = vq.open(bytesOf(first), first.name, bytesOf(second), second.name, externalFiles);
+    let comparison;
+    try {
+      comparison = vq.open(a, first.name, b, second.name, externalOf(external, rest));
+    } finally {
+      for (const l of [a, b, ...rest]) if (l instanceof HeapFile) l.free();  // what open() did not take
+    }
     const opened: OpenPair = { comparison, names: `${first.name} and ${second.name}`, labels: {} };
     pair = opened;
     // The page's next request is the labels of its view (the logical one unless the user chose the
@@ -174,12 +236,17 @@ const handlers: { [M in Method]: Handler<M> } = {
     progress(id, 'lint', 'checking quantization parameters');
     return requirePair().comparison.lint();
   },
-  openModel({ file, external }, id) {
+  async openModel({ file, external }, id) {
     model?.views.close();
     model = null;
-    progress(id, 'loading', `loading ${file.name}`);
     const vq = live!.current!;
-    model = { name: file.name, views: vq.openLayout(bytesOf(file), file.name, externalOf(external)) };
+    const [bytes, ...rest] = await loadAll(vq, [file, ...external], id);
+    progress(id, 'loading', `loading ${file.name}`);
+    try {
+      model = { name: file.name, views: vq.openLayout(bytes, file.name, externalOf(external, rest)) };
+    } finally {
+      for (const l of [bytes, ...rest]) if (l instanceof HeapFile) l.free();
+    }
     return withVersion('inspect', model.views.inspect(), vq.version);
   },
   layoutModel({ view }, id) {
