@@ -10,9 +10,9 @@
 //     graph in view;
 //   - peak memory of every Chromium process of the run's profile: the peak of their summed PSS,
 //     sampled (the target's measure), and the sum of their own peak resident sizes (an upper bound);
-// The peer named by the issue, Netron 9.2.1, cannot be installed here (not in Debian's archive, not
-// on the npm registry); its figures measured on this kind of machine are printed beside ours, from
-// the field notes, and said to come from another run.
+// Netron 9.2.1 is measured beside the page on the same models by bench/page_vs_netron.mjs; at these
+// sizes it takes over a minute or runs out of memory, so its figures from the field notes are
+// printed beside ours here, and said to come from another run.
 //   node bench/page_bench.mjs [--blocks 1250,2500] [--runs 3]   (run alone: other Chromium runs would be counted)
 import { rmSync } from 'node:fs';
 import { memorySampler } from './chromium_memory.mjs';
@@ -134,7 +134,7 @@ for (const r of rows) {
     `${r.fps_readable.toFixed(0)} fps (${r.frame_ms_readable.toFixed(1)} ms) | ${r.fps_whole.toFixed(0)} fps (${r.frame_ms_whole.toFixed(1)} ms) | ` +
     `${r.peak_mb.toFixed(0)} MB | ${r.hwm_mb.toFixed(0)} MB |`);
 }
-console.log('\nNetron 9.2.1, another run on this kind of machine (field notes; not installable here): a 5,000-node');
+console.log('\nNetron 9.2.1, another run on this kind of machine (field notes; bench/page_vs_netron.mjs --blocks measures it): a 5,000-node');
 console.log('decoder-like graph drawn after 73 s, a 20,000-node one never drawn (out of memory after 55 s).');
 const pair20k = rows.find((r) => r.float_ops + r.quant_nodes_in_model >= 20000);
 let ok = rows.every((r) => r.clean);

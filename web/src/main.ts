@@ -309,9 +309,14 @@ class App {
       // The core's worker reads the files itself, straight into the core's memory (FileStream):
       // reading is the first 30 % of the bar, then aligning.
       const files = streamSources(sources);
+      let read = false;
       const request = this.core.request('open', files, {
         onProgress: (p) => {
-          if (p.stage !== 'reading') return this.progress('Aligning the two models', 0.35);
+          if (p.stage !== 'reading') {
+            if (!read) mark('read');  // the worker has read both files
+            read = true;
+            return this.progress('Aligning the two models', 0.35);
+          }
           this.progress(`Reading ${this.names.first} and ${this.names.second} (${p.detail.replace(/^reading /, '')})`,
             p.fraction === undefined ? undefined : p.fraction * 0.3);
         },
