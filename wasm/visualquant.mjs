@@ -341,16 +341,20 @@ export class OpenComparison {
     });
   }
 
+  // One side's file in wasm memory ({pointer, size}). Which file is which side is the alignment's
+  // finding (the files may come in either order).
+  fileOf(side) {
+    this.swapped ??= JSON.parse(this.reportText).argument_order_swapped === true;
+    return (side === 'float') !== this.swapped ? this.files.first : this.files.second;
+  }
+
   /**
    * A copy of one side's model file ('float' or 'quantized'), as it was given, with `suffix`
    * appended when given: the runtime bridge loads it, so that the page does not keep a second copy
    * of every model next to the core's.
    */
   fileBytes(side, suffix = null) {
-    // Which file is which side is the alignment's finding (the files may come in either order).
-    this.swapped ??= JSON.parse(this.reportText).argument_order_swapped === true;
-    const first = (side === 'float') !== this.swapped;
-    const file = first ? this.files.first : this.files.second;
+    const file = this.fileOf(side);
     if (!suffix?.byteLength) return this.heapCopy(file);
     // With bytes appended (a tapped model's extra graph record): one copy, not a copy and a join.
     return this.core.guarded(() => {
@@ -368,8 +372,7 @@ export class OpenComparison {
    * until the core's memory grows (then its length is 0): take it right before use.
    */
   fileView(side) {
-    this.swapped ??= JSON.parse(this.reportText).argument_order_swapped === true;
-    const file = (side === 'float') !== this.swapped ? this.files.first : this.files.second;
+    const file = this.fileOf(side);
     return this.core.guarded(() => {
       if (!this.session) throw new VisualQuantError('usage', 'this comparison was closed');
       return this.core.module.HEAPU8.subarray(file.pointer, file.pointer + file.size);
@@ -535,6 +538,7 @@ export class HeapFile {
 
   /** Appends a chunk (a Uint8Array). */
   write(chunk) {
+    if (!this.pointer) throw new VisualQuantError('usage', 'this file was given to the core already');
     const m = this.core.module;
     if (this.byteLength + chunk.byteLength > this.capacity) {
       const capacity = Math.max(this.capacity * 2, this.byteLength + chunk.byteLength);

@@ -99,8 +99,9 @@ ActivationSession::ActivationSession(const Comparison& c, std::vector<Sample> sa
     for (std::size_t e : p.entries)
       for (NodeId n : c_.alignment.entries[e].float_nodes)
         conv = conv || c_.float_model.nodes[n].op_type == "Conv" || c_.float_model.nodes[n].op_type == "ConvTranspose";
-    per_channel_.push_back(conv);
-    channel_axis_.push_back(1 + (p.float_body ? p.float_body->loops : 0));
+    // A tensor a Loop stacked repeats its channel axis per iteration: no per-channel figures.
+    const bool stacked = (p.float_body && p.float_body->loops > 0) || (p.quant_body && p.quant_body->loops > 0);
+    per_channel_.push_back(conv && !stacked);
   }
   expose_bodies();
   make_chunks();
@@ -295,12 +296,15 @@ void ActivationSession::plan_body_fetches() {
   }
 }
 
-// The bytes a side's tapped runs are made from.
-ByteView ActivationSession::model_bytes(ModelSide side) const {
+// The model a side's tapped runs are made from, when it is not the file itself (null).
+std::shared_ptr<const std::vector<std::uint8_t>> ActivationSession::base_model(ModelSide side) const {
   const int s = side == ModelSide::Float ? 0 : 1;
-  if (exposed_[s]) return ByteView(exposed_[s]->data(), exposed_[s]->size());
-  if (referenced_[s]) return ByteView(referenced_[s]->data(), referenced_[s]->size());
-  return (s == 0 ? c_.float_model : c_.quant_model).bytes.view();
+  return exposed_[s] ? exposed_[s] : referenced_[s];
+}
+
+ByteView ActivationSession::model_bytes(ModelSide side) const {
+  if (const auto base = base_model(side)) return ByteView(base->data(), base->size());
+  return (side == ModelSide::Float ? c_.float_model : c_.quant_model).bytes.view();
 }
 
 // The held tensors a segment run reads from earlier segments of its own kind, in boundary order.
@@ -339,8 +343,7 @@ void ActivationSession::set_feeds(const Step& step) {
 // The float values of the rewired points, as the quantized model's consumers read them.
 void ActivationSession::add_local_feeds(const Step& step) {
   const auto& rewired = local_segments_[step.chunk].rewired;
-  std::vector<const HostTensor*> source;
-  std::vector<bool> as_is;
+  made_feeds_.reserve(rewired.size());  // feeds_ views them: no reallocation while they are made
   for (std::size_t u : rewired) {
     const ComparedPoint& p = plan_.points[u];
     const HostTensor* x = held(kFloat, float_name(p));
@@ -350,22 +353,14 @@ void ActivationSession::add_local_feeds(const Step& step) {
     // A float32 value fed as float32 is fed as it is (read as double and written back, it would
     // be the same bits): a view of the held tensor, not a copy (64 MiB at a 1024x1024 stem). The
     // held tensor outlives the run: what a run reads is released after it.
-    as_is.push_back(!p.quant_is_codes && local_feed_type(c_.quant_model, p) == x->type && x->type->type == ElementType::Float32);
-    source.push_back(x);
-    if (!as_is.back()) made_feeds_.push_back(local_feed(*x, c_.quant_model, p, shape));
-  }
-  std::size_t made = 0;
-  for (std::size_t i = 0; i < rewired.size(); ++i) {
-    const ComparedPoint& p = plan_.points[rewired[i]];
-    if (!as_is[i]) {
-      feeds_.push_back(feed_of(made_feeds_[made++]));
+    if (p.quant_is_codes || local_feed_type(c_.quant_model, p) != x->type || x->type->type != ElementType::Float32) {
+      made_feeds_.push_back(local_feed(*x, c_.quant_model, p, shape));
+      feeds_.push_back(feed_of(made_feeds_.back()));
       continue;
     }
-    const HostTensor& x = *source[i];
-    const auto dims = quant_dims_.find(c_.quant_model.values[p.quant_value].name);
-    RunFeed f = feed_of(x);
+    RunFeed f = feed_of(*x);
     f.name = local_input_name(c_.quant_model.values[p.quant_value].name);
-    if (dims != quant_dims_.end() && same_element_order(dims->second, x.dims)) f.dims = dims->second;
+    if (same_element_order(shape, x->dims)) f.dims = shape;
     feeds_.push_back(std::move(f));
   }
 }
@@ -382,7 +377,7 @@ void ActivationSession::set_model(RunRequest& r, const Step& step) {
   if (step.kind == RunKind::Untapped) {
     r.model_id = side;
     r.model_label = "the " + side + " model";
-    if (r.new_model && referenced_[is_float ? 0 : 1]) r.model = referenced_[is_float ? 0 : 1];
+    if (r.new_model) r.model = referenced_[is_float ? 0 : 1];  // null: the file itself
     return;
   }
   const bool local = step.kind == RunKind::Local;
@@ -402,14 +397,7 @@ void ActivationSession::set_model(RunRequest& r, const Step& step) {
     if (!graph_outputs.count(name)) taps.push_back(name);
   if (!segmented() && !local) {
     r.suffix = tap_suffix(taps);
-    if (exposed_[is_float ? 0 : 1] || referenced_[is_float ? 0 : 1]) {
-      // The bodies' tensors threaded out, or the weights referenced: those bytes, not the file's, then the taps.
-      const ByteView base = model_bytes(step.side);
-      auto bytes = std::make_shared<std::vector<std::uint8_t>>(base.data, base.data + base.size);
-      bytes->insert(bytes->end(), r.suffix.begin(), r.suffix.end());
-      r.suffix.clear();
-      r.model = std::move(bytes);
-    }
+    r.model = base_model(step.side);  // the bodies' tensors threaded out, or the weights referenced; null: the file
     return;
   }
   GraphRewire rewire;
@@ -603,15 +591,12 @@ void ActivationSession::compare_chunk(std::size_t chunk, std::size_t sample) {
                           (p.quant_is_codes ? "integer codes" : "values") + " the model's types said");
       continue;
     }
-    // Per-channel error for convolution outputs (NC...): axis 1, after the iterations' axes of a
-    // tensor stacked by Loops. The channel error reads channel slices in order, so a stacked tensor
-    // is taken as one channel axis per iteration: only when it is not stacked.
+    // Per-channel error for convolution outputs (NC...): axis 1.
     std::uint64_t channels = 0, inner = 0;
-    const std::size_t axis = channel_axis_[i];
-    if (per_channel_[i] && axis == 1 && x->dims.size() >= axis + 2 && x->dims[axis] > 0) {
-      channels = static_cast<std::uint64_t>(x->dims[axis]);
+    if (per_channel_[i] && x->dims.size() >= 3 && x->dims[1] > 0) {
+      channels = static_cast<std::uint64_t>(x->dims[1]);
       inner = 1;
-      for (std::size_t d = axis + 1; d < x->dims.size(); ++d) inner *= static_cast<std::uint64_t>(std::max<std::int64_t>(x->dims[d], 0));
+      for (std::size_t d = 2; d < x->dims.size(); ++d) inner *= static_cast<std::uint64_t>(std::max<std::int64_t>(x->dims[d], 0));
     }
     const ActivationQuantizer* codes = p.quant_is_codes && p.quantizer ? &*p.quantizer : nullptr;
     const NumericTensor xt = numeric(*x, nullptr), yt = numeric(*y, codes);

@@ -77,9 +77,10 @@ struct RunRequest {
   // Which model: the same id is the same model bytes for the whole session.
   std::string model_id;                // "float", "float/tapped", "local/segment 2 of 5", ...
   std::string model_label;             // for messages: "segment 2 of 5 of the float model"
-  // The first request of an id carries how to make it: the side's file bytes followed by `suffix`
-  // (rewrite/tap_outputs.h), or, when `model` is set, those bytes instead of the file (a segment, the
-  // rewired local-error model). Later requests of the id carry neither: the bridge kept its session.
+  // The first request of an id carries how to make it: the side's file bytes, or, when `model` is
+  // set, those bytes instead of the file (a segment, the rewired local-error model, the file with
+  // its weights referenced or its bodies' tensors threaded out), followed by `suffix`
+  // (rewrite/tap_outputs.h). Later requests of the id carry neither: the bridge kept its session.
   bool new_model = true;
   std::vector<std::uint8_t> suffix;
   std::shared_ptr<const std::vector<std::uint8_t>> model;
@@ -175,6 +176,7 @@ class ActivationSession {
   const std::string& pre_quant_name(const ComparedPoint& p) const;
   void expose_bodies();
   void plan_body_fetches();
+  std::shared_ptr<const std::vector<std::uint8_t>> base_model(ModelSide side) const;
   ByteView model_bytes(ModelSide side) const;
   void compare_chunk(std::size_t chunk, std::size_t sample);
   void compare_local(std::size_t chunk, std::size_t sample);
@@ -192,7 +194,6 @@ class ActivationSession {
   std::vector<LocalSegment> local_segments_;
   std::map<std::string, std::size_t> last_use_[3];         // per held kind: the last chunk that reads a value
   std::vector<bool> per_channel_;                          // per point: a convolution's output (error per channel)
-  std::vector<std::size_t> channel_axis_;                  // per point: 1, plus one per Loop its body tap comes through
   // Per side: the model with its tapped body tensors threaded out to the main graph (null: none),
   // and per segment the body taps its run returns.
   std::shared_ptr<const std::vector<std::uint8_t>> exposed_[2];

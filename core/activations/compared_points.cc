@@ -50,7 +50,6 @@ class Planner {
   explicit Planner(const Comparison& c) : c_(c) {
     float_pos_ = order_in_graph(c.float_model);
     quant_pos_ = order_in_graph(c.quant_model);
-    quant_main_pos_ = c.quant_model.main_graph_order();
   }
 
   ComparePlan plan() {
@@ -95,7 +94,7 @@ class Planner {
   std::pair<std::size_t, std::size_t> order_of(const ComparedPoint& p) const {
     const NodeId anchor = main_graph_anchor(c_.quant_model, p.quant_value);
     const NodeId n = c_.quant_model.values[p.quant_value].producer;
-    return {anchor == kNone ? 0 : quant_main_pos_[anchor], p.quant_body && n != kNone ? quant_pos_[n] : 0};
+    return {anchor == kNone ? 0 : quant_pos_[anchor], p.quant_body && n != kNone ? quant_pos_[n] : 0};
   }
 
   // Model outputs by position, when both models have as many (names may differ).
@@ -269,8 +268,7 @@ class Planner {
   }
 
   const Comparison& c_;
-  std::vector<std::size_t> float_pos_, quant_pos_;  // in each node's own graph
-  std::vector<std::size_t> quant_main_pos_;
+  std::vector<std::size_t> float_pos_, quant_pos_;  // in each node's own graph (the main graph's is main_graph_order())
 };
 
 }  // namespace

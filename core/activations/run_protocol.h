@@ -5,8 +5,8 @@
 //            "tapped"|"local", "sample", "chunk", "chunks", "model_id", "model_label", "new_model",
 //            "last_use", "fetches": [names], "suffix_bytes", "model_bytes", "weights_file",
 //            "feeds": [{"name", "type", "dims", "bytes"}]}, or {"done": true}
-//   When new_model is true, create a session for model_id from the side's file bytes followed by the
-//   suffix, or, when model_bytes > 0, from the request's model bytes; otherwise run the session kept
+//   When new_model is true, create a session for model_id from the side's file bytes, or, when
+//   model_bytes > 0, the request's model bytes, either followed by the suffix; otherwise run the session kept
 //   for model_id. Release it after a request with last_use. Sessions must be created with graph
 //   optimisations disabled; model_label names the model in messages. A non-empty weights_file
 //   (options: "weights_by_reference": true) names the external-data file the model's weights are

@@ -2,8 +2,6 @@
 
 #include <map>
 
-#include <protozero/exception.hpp>
-
 #include "rewrite/wire_fields.h"
 #include "rewrite/wire_writer.h"
 #include "util/error.h"
@@ -153,26 +151,11 @@ std::vector<std::uint8_t> expose_body_outputs(ByteView model, const std::vector<
       key = body;
     }
   }
-  const char* begin = reinterpret_cast<const char*>(model.data);
-  try {
-    std::vector<std::uint8_t> out;
-    out.reserve(model.size + 4096);
-    bool graph_seen = false;
-    std::size_t applied = 0;
-    for (const WireField& f : wire_fields(begin, begin + model.size)) {
-      if (f.tag == kModelGraph && f.wire == protozero::pbf_wire_type::length_delimited && !graph_seen) {
-        graph_seen = true;
-        put_record(out, kModelGraph, edited_graph(f.payload, "", edits, applied));
-      } else {
-        copy_record(out, f);
-      }
-    }
-    if (!graph_seen) throw Error(ErrorCode::NotOnnx, "the model has no graph");
-    if (applied != edits.size()) throw Error(ErrorCode::Usage, "a body output names a node or a body the model does not have");
-    return out;
-  } catch (const protozero::exception&) {
-    throw Error(ErrorCode::Truncated, "the model's bytes end in the middle of a field");
-  }
+  std::size_t applied = 0;
+  auto out = with_graph_rewritten(
+      model, [&](const protozero::data_view& graph) { return edited_graph(graph, "", edits, applied); }, "the model has no graph");
+  if (applied != edits.size()) throw Error(ErrorCode::Usage, "a body output names a node or a body the model does not have");
+  return out;
 }
 
 }  // namespace vq

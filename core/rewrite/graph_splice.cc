@@ -1,7 +1,5 @@
 #include "rewrite/graph_splice.h"
 
-#include <protozero/exception.hpp>
-
 #include "rewrite/wire_fields.h"
 #include "rewrite/wire_writer.h"
 #include "util/error.h"
@@ -103,25 +101,8 @@ std::vector<std::uint8_t> spliced_graph(const protozero::data_view& graph, const
 }  // namespace
 
 std::vector<std::uint8_t> splice_model(ByteView model, const GraphRewire& rewire) {
-  const char* begin = reinterpret_cast<const char*>(model.data);
-  try {
-    std::vector<std::uint8_t> out;
-    out.reserve(model.size + 4096);
-    bool graph_seen = false;
-    for (const WireField& f : wire_fields(begin, begin + model.size)) {
-      // Only the first graph record is spliced; a later one (a tap suffix) merges into it as before.
-      if (f.tag == kModelGraph && f.wire == protozero::pbf_wire_type::length_delimited && !graph_seen) {
-        graph_seen = true;
-        put_record(out, kModelGraph, spliced_graph(f.payload, rewire));
-      } else {
-        copy_record(out, f);
-      }
-    }
-    if (!graph_seen) throw Error(ErrorCode::NotOnnx, "the model has no graph to rewire");
-    return out;
-  } catch (const protozero::exception&) {
-    throw Error(ErrorCode::Truncated, "the model's bytes end in the middle of a field");
-  }
+  return with_graph_rewritten(
+      model, [&](const protozero::data_view& graph) { return spliced_graph(graph, rewire); }, "the model has no graph to rewire");
 }
 
 }  // namespace vq

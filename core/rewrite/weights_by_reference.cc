@@ -1,10 +1,7 @@
 #include "rewrite/weights_by_reference.h"
 
-#include <protozero/exception.hpp>
-
 #include "rewrite/wire_fields.h"
 #include "rewrite/wire_writer.h"
-#include "util/error.h"
 
 namespace vq {
 namespace {
@@ -48,30 +45,21 @@ bool referenced_tensor(const protozero::data_view& tensor, const char* file_begi
 
 std::vector<std::uint8_t> weights_by_reference(ByteView model, const std::string& location, std::uint64_t min_bytes) {
   const char* begin = reinterpret_cast<const char*>(model.data);
-  try {
-    std::vector<std::uint8_t> out, graph, tensor;
-    bool graph_seen = false;
-    for (const WireField& f : wire_fields(begin, begin + model.size)) {
-      if (f.tag != kModelGraph || f.wire != protozero::pbf_wire_type::length_delimited || graph_seen) {
-        copy_record(out, f);
-        continue;
-      }
-      graph_seen = true;
-      for (const WireField& g : wire_fields(f.payload)) {
-        tensor.clear();
-        if (g.tag == kGraphInitializer && g.wire == protozero::pbf_wire_type::length_delimited &&
-            referenced_tensor(g.payload, begin, location, min_bytes, tensor))
-          put_record(graph, kGraphInitializer, tensor);
-        else
-          copy_record(graph, g);
-      }
-      put_record(out, kModelGraph, graph);
-    }
-    if (!graph_seen) throw Error(ErrorCode::NotOnnx, "the model has no graph");
-    return out;
-  } catch (const protozero::exception&) {
-    throw Error(ErrorCode::Truncated, "the model's bytes end in the middle of a field");
-  }
+  return with_graph_rewritten(
+      model,
+      [&](const protozero::data_view& graph) {
+        std::vector<std::uint8_t> out, tensor;
+        for (const WireField& g : wire_fields(graph)) {
+          tensor.clear();
+          if (g.tag == kGraphInitializer && g.wire == protozero::pbf_wire_type::length_delimited &&
+              referenced_tensor(g.payload, begin, location, min_bytes, tensor))
+            put_record(out, kGraphInitializer, tensor);
+          else
+            copy_record(out, g);
+        }
+        return out;
+      },
+      "the model has no graph");
 }
 
 }  // namespace vq

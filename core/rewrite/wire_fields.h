@@ -9,6 +9,9 @@
 #include <protozero/exception.hpp>
 
 #include "model/wire_reader.h"
+#include "rewrite/wire_writer.h"
+#include "util/bytes.h"
+#include "util/error.h"
 
 namespace vq {
 
@@ -52,6 +55,31 @@ inline std::string wire_string_field(const protozero::data_view& message, std::u
   for (const WireField& f : wire_fields(message))
     if (f.tag == tag && f.wire == protozero::pbf_wire_type::length_delimited) return std::string(f.payload.data(), f.payload.size());
   return "";
+}
+
+// A ModelProto with its graph re-encoded by `rewrite(graph payload) -> graph payload`, every other
+// record copied. Only the first graph record is rewritten: a later one (a tap suffix) merges into it
+// as before. Throws Error(NotOnnx, `no_graph`) without a graph, Error(Truncated) on cut bytes.
+template <typename Rewrite>
+std::vector<std::uint8_t> with_graph_rewritten(ByteView model, Rewrite&& rewrite, const char* no_graph) {
+  const char* begin = reinterpret_cast<const char*>(model.data);
+  try {
+    std::vector<std::uint8_t> out;
+    out.reserve(model.size + 4096);
+    bool graph_seen = false;
+    for (const WireField& f : wire_fields(begin, begin + model.size)) {
+      if (f.tag == onnx_field::kModelGraph && f.wire == protozero::pbf_wire_type::length_delimited && !graph_seen) {
+        graph_seen = true;
+        put_record(out, onnx_field::kModelGraph, rewrite(f.payload));
+      } else {
+        copy_record(out, f);
+      }
+    }
+    if (!graph_seen) throw Error(ErrorCode::NotOnnx, no_graph);
+    return out;
+  } catch (const protozero::exception&) {
+    throw Error(ErrorCode::Truncated, "the model's bytes end in the middle of a field");
+  }
 }
 
 }  // namespace vq

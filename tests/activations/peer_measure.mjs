@@ -3,7 +3,10 @@
 // on the same inputs, with the compared tensors added as graph outputs (by a protobuf suffix written
 // here, not by the core), and the statistics are computed in float64 in plain JS.
 import * as ort from 'onnxruntime-node';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 function varint(n) {
   const out = [];
@@ -12,6 +15,27 @@ function varint(n) {
   return Buffer.from(out);
 }
 function record(field, payload) { return Buffer.concat([varint((field << 3) | 2), varint(payload.length), payload]); }
+
+// The name a report point's tensor is tapped under here: its own, or for a tensor inside an If/Loop
+// body (the report's `body`), the main-graph output exposeBodies() makes of it.
+export function peerTensorName(point, side) {
+  const tensor = side === 'float' ? point.float_tensor : point.quantized_tensor;
+  return point.body?.[side] ? `peer.body/${point.body[side].graph}/${tensor}` : tensor;
+}
+
+// The model file with the report points' body tensors of `side` made main-graph outputs, by the onnx
+// Python package (expose_body_values.py: not the core's rewrite), written into `dir`; the file
+// itself when it has none.
+export function exposeBodies(dir, side, file, points) {
+  const specs = [...new Set(points.filter((p) => p.body?.[side])
+    .map((p) => `${p.body[side].graph}:${side === 'float' ? p.float_tensor : p.quantized_tensor}:${peerTensorName(p, side)}`))];
+  if (!specs.length) return file;
+  const out = path.join(dir, `${side}.exposed.onnx`);
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'expose_body_values.py');
+  const r = spawnSync('/usr/bin/python3', [script, file, out, ...specs], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`expose_body_values.py failed: ${r.stderr}`);
+  return out;
+}
 
 // The model with `names` as extra graph outputs (GraphProto.output = 12 inside ModelProto.graph = 7).
 export function withOutputs(modelBytes, names) {

@@ -9,26 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cli, root } from './paths.mjs';
-import { makeInputs, measure, npy } from '../activations/peer_measure.mjs';
+import { exposeBodies, makeInputs, measure, npy, peerTensorName } from '../activations/peer_measure.mjs';
 
 const pairDir = path.join(root, 'tests/fixtures/pairs/ort_dynamic_if_loop');
 const floatPath = path.join(pairDir, 'float.onnx');
 const quantPath = path.join(pairDir, 'quant.onnx');
 
-function exposed(dir, side, file, points) {
-  const specs = [...new Set(points.filter((p) => p.body?.[side]).map((p) => {
-    const tensor = side === 'float' ? p.float_tensor : p.quantized_tensor;
-    return `${p.body[side].graph}:${tensor}:peer.body/${p.body[side].graph}/${tensor}`;
-  }))];
-  const out = path.join(dir, `${side}.exposed.onnx`);
-  const r = spawnSync('/usr/bin/python3', [path.join(root, 'tests/activations/expose_body_values.py'), file, out, ...specs], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return out;
-}
-const name = (p, side) => {
-  const tensor = side === 'float' ? p.float_tensor : p.quantized_tensor;
-  return p.body?.[side] ? `peer.body/${p.body[side].graph}/${tensor}` : tensor;
-};
 
 test('a body tensor is compared in the samples whose If ran its branch, and only there', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'vq-bodies-'));
@@ -62,8 +48,8 @@ test('a body tensor is compared in the samples whose If ran its branch, and only
         assert.deepEqual(p.per_sample[1 - k], { computed: false });
       }
       // Each sample's figures against the peer, on that sample alone.
-      const points = report.points.map((p) => ({ float_tensor: name(p, 'float'), quantized_tensor: name(p, 'quantized'), quantizer: p.output_quantizer }));
-      const fx = exposed(dir, 'float', floatPath, report.points), qx = exposed(dir, 'quantized', quantPath, report.points);
+      const points = report.points.map((p) => ({ float_tensor: peerTensorName(p, 'float'), quantized_tensor: peerTensorName(p, 'quantized'), quantizer: p.output_quantizer }));
+      const fx = exposeBodies(dir, 'float', floatPath, report.points), qx = exposeBodies(dir, 'quantized', quantPath, report.points);
       for (const [k, sample] of [a, b].entries()) {
         const peer = await measure(fx, qx, [sample], points);
         report.points.forEach((p, i) => {

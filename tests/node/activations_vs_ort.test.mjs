@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cli, root } from './paths.mjs';
-import { makeInputs, measure, npy } from '../activations/peer_measure.mjs';
+import { exposeBodies, makeInputs, measure, npy, peerTensorName } from '../activations/peer_measure.mjs';
 
 const pairsDir = path.join(root, 'tests/fixtures/pairs');
 const pairs = readdirSync(pairsDir).filter((p) => existsSync(path.join(pairsDir, p, 'truth.json'))).sort();
@@ -81,28 +81,13 @@ for (const pair of pairs) {
       assert.ok(report.points.some((p) => p.model_output === 0), 'the model output is compared');
       // Tensors inside If/Loop bodies are made main-graph outputs by the onnx Python package
       // (tests/activations/expose_body_values.py), not by the core, then tapped like the others.
-      const exposed = { float: [], quantized: [] };
-      const tapName = (p, side) => {
-        const where = p.body?.[side];
-        const tensor = side === 'float' ? p.float_tensor : p.quantized_tensor;
-        if (!where) return tensor;
-        const name = `peer.body/${where.graph}/${tensor}`;
-        exposed[side].push(`${where.graph}:${tensor}:${name}`);
-        return name;
-      };
       const points = report.points.map((p) => ({
-        float_tensor: tapName(p, 'float'),
-        quantized_tensor: tapName(p, 'quantized'),
+        float_tensor: peerTensorName(p, 'float'),
+        quantized_tensor: peerTensorName(p, 'quantized'),
         quantizer: p.output_quantizer,
       }));
-      const exposedPath = (side, file) => {
-        if (!exposed[side].length) return file;
-        const out = path.join(dir, `${side}.exposed.onnx`);
-        const r = spawnSync('/usr/bin/python3', [path.join(root, 'tests/activations/expose_body_values.py'), file, out, ...new Set(exposed[side])], { encoding: 'utf8' });
-        assert.equal(r.status, 0, r.stderr);
-        return out;
-      };
-      const peer = await measure(exposedPath('float', floatPath), exposedPath('quantized', quantPath), inputs, points);
+      const peer = await measure(exposeBodies(dir, 'float', floatPath, report.points),
+        exposeBodies(dir, 'quantized', quantPath, report.points), inputs, points);
       report.points.forEach((p, i) => {
         const what = `${pair} ${p.quantized_tensor}`;
         // Read as the runtime returns it: integer codes exactly when ONNX Runtime gives integers.

@@ -89,3 +89,38 @@ test('a pair that cannot be opened names the file at fault, either way round, wi
     });
   }
 });
+
+test('files written into wasm memory chunk by chunk (HeapFile) open as their bytes do, however the size was announced', async () => {
+  // The page's worker reads picked files and URLs this way; a URL's length can be missing or
+  // understate the body (compressed transfers), so a HeapFile grows past its first size.
+  const f = readFileSync(path.join(pairsDir, 'torch_eager_ptq_cnn', 'float.onnx'));
+  const q = readFileSync(path.join(pairsDir, 'torch_eager_ptq_cnn', 'quant.onnx'));
+  const core = await wasmCore();
+  const expected = core.open(f, 'float.onnx', q, 'quant.onnx');
+  const want = expected.report;
+  expected.close();
+  for (const announced of [0, 100, f.length]) {
+    const chunked = (bytes) => {
+      const file = core.heapFile(announced === f.length ? bytes.length : announced);
+      for (let at = 0; at < bytes.length; at += 4093) file.write(bytes.subarray(at, at + 4093));
+      assert.equal(file.byteLength, bytes.length);
+      return file;
+    };
+    const a = chunked(f), b = chunked(q);
+    const open = core.open(a, 'float.onnx', b, 'quant.onnx');
+    try {
+      assert.equal(open.report, want, `announced ${announced} bytes`);
+      assert.deepEqual(open.fileBytes('float'), new Uint8Array(f));
+      // Taken by the session: it is not written into, or given, again.
+      assert.throws(() => a.write(new Uint8Array(1)), /given to the core already/);
+      assert.throws(() => core.open(a, 'float.onnx', q, 'quant.onnx'), /given to the core already/);
+    } finally {
+      open.close();
+    }
+  }
+  // One not given to the core is freed by its owner.
+  const spare = core.heapFile(10);
+  spare.write(new Uint8Array([1, 2, 3]));
+  spare.free();
+  assert.ok(!core.failed);
+});
