@@ -584,8 +584,10 @@ void ActivationSession::compare_chunk(std::size_t chunk, std::size_t sample) {
       fail(i, sample, "not a numeric tensor");
       continue;
     }
-    const bool integer = y->type->kind == ElementKind::SignedInt || y->type->kind == ElementKind::UnsignedInt;
-    if (integer != p.quant_is_codes) {
+    const auto is_integer = [](const HostTensor& t) { return t.type->kind == ElementKind::SignedInt || t.type->kind == ElementKind::UnsignedInt; };
+    const bool integer = is_integer(*y);
+    // Integer codes exactly when the plan read codes; integers on both sides are values.
+    if (integer != p.quant_is_codes && !(integer && is_integer(*x))) {
       // The plan read the model's types one way and the runtime returned another: never guess.
       fail(i, sample, std::string("the quantized tensor is ") + y->type->name + ", not the " +
                           (p.quant_is_codes ? "integer codes" : "values") + " the model's types said");

@@ -217,6 +217,8 @@ class Planner {
       return false;
     }
     if (!is_integer_type(element_type_of(v))) return true;
+    // Integers the float model has as well (indices, shapes, a Loop's counter) are values, not codes.
+    if (p.float_value != kNone && is_integer_type(c_.float_model.values[p.float_value].type.element_type)) return true;
     p.quant_is_codes = true;
     p.quantizer = code_quantizer(v);
     if (!p.quantizer) {

@@ -68,3 +68,24 @@ test('a body tensor is compared in the samples whose If ran its branch, and only
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('ONNX\'s own Loop test model against itself: every body tensor compared and exact, integers read as values', () => {
+  // libonnx-testdata's test_loop11 (Debian's copy of ONNX's test data, with its input): a Loop
+  // whose body slices a tensor by an int64 counter. The counter and the slice bounds are integers
+  // in both models: values, not quantization codes.
+  const dir = '/usr/share/libonnx-testdata/data/node/test_loop11';
+  const model = path.join(dir, 'model.onnx');
+  const r = spawnSync(cli, ['activations', model, model, '--input', dir, '--json', '-'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.deepEqual(report.not_observable, []);
+  assert.deepEqual(report.failed, []);
+  assert.deepEqual(report.tapping.changed_outputs, []);
+  const inBody = report.points.filter((p) => p.body);
+  assert.ok(inBody.length >= 6, JSON.stringify(report.points.map((p) => p.float_tensor)));
+  assert.ok(inBody.every((p) => p.body.float.loops === 1));
+  for (const p of report.points) {
+    assert.equal(p.quantized_read_as, 'values', p.float_tensor);
+    assert.equal(p.accumulated.sqnr_db, null, `${p.float_tensor} is exact`);
+  }
+});
