@@ -1,15 +1,12 @@
 #include "cli/activations_command.h"
 
 #include <iostream>
-#include <set>
-
-#include <unistd.h>
 
 #include "activations/activation_session.h"
 #include "cli/cli_job.h"
+#include "cli/run_options.h"
 #include "cli/runtime_process.h"
 #include "inputs/input_binding.h"
-#include "inputs/synthetic_inputs.h"
 #include "report/activations_report.h"
 
 namespace vq::cli {
@@ -17,21 +14,11 @@ namespace {
 
 struct Options {
   std::vector<std::string> models;
-  std::vector<InputArgument> inputs;
-  DimValues dims;
-  std::size_t samples = 1;
-  std::uint64_t seed = 1;
-  std::string engine = "node";
+  RunInputs run;
   std::string json_path, csv_path;
   std::size_t worst = 10;
   ActivationOptions session;
 };
-
-bool parse_number(const std::string& text, std::uint64_t& out) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 18) return false;
-  out = std::stoull(text);
-  return true;
-}
 
 // "" when fine, else the usage message.
 std::string parse(const std::vector<std::string>& args, Options& o) {
@@ -44,25 +31,9 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
     if (i + 1 == args.size()) return a + " needs a value";
     const std::string& v = args[++i];
     std::uint64_t n = 0;
-    if (a == "--input") {
-      const auto eq = v.find('=');
-      // NAME=FILE, unless the '=' is inside a path (a folder name with '=' after a slash).
-      if (eq != std::string::npos && eq > 0 && v.find('/') > eq) o.inputs.push_back({v.substr(0, eq), v.substr(eq + 1)});
-      else o.inputs.push_back({"", v});
-    } else if (a == "--dim") {
-      const auto eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 || !parse_number(v.substr(eq + 1), n) || n == 0)
-        return "--dim needs SYMBOL=N or INPUT:POSITION=N with N >= 1, not '" + v + "'";
-      o.dims[v.substr(0, eq)] = static_cast<std::int64_t>(n);
-    } else if (a == "--samples") {
-      if (!parse_number(v, n) || n < 1 || n > 10000) return "--samples must be 1..10000";
-      o.samples = n;
-    } else if (a == "--seed") {
-      if (!parse_number(v, n)) return "--seed needs a number";
-      o.seed = n;
-    } else if (a == "--engine") {
-      if (v != "node" && v != "web") return "--engine is node (onnxruntime-node) or web (onnxruntime-web, wasm)";
-      o.engine = v;
+    std::string why;
+    if (parse_run_input(a, v, o.run, why)) {
+      if (!why.empty()) return why;
     } else if (a == "--tap-budget") {
       // Megabytes, or with a unit: 64K, 512M, 2G.
       const char unit = v.empty() ? 'M' : v.back();
@@ -89,34 +60,8 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
     }
   }
   if (o.models.size() != 2) return "activations needs two models: FLOAT QUANT";
-  if (!o.inputs.empty() && o.samples != 1) return "--samples is for synthetic inputs; with --input, the files are the samples";
-  return "";
+  return check_run_inputs(o.run);
 }
-
-// The external-data files a model's tensors read, relative to its folder, once each.
-std::vector<std::string> external_data_files(const Model& m) {
-  std::set<std::string> files;
-  for (const Tensor& t : m.tensors)
-    if (t.storage == TensorStorage::External) files.insert(t.external.path);
-  return {files.begin(), files.end()};
-}
-
-// A progress line on stderr while the runs go (only on a terminal: logs stay clean).
-class Progress {
- public:
-  Progress() : on_(isatty(2) != 0) {}
-  void show(const RunRequest& r, std::size_t total) {
-    if (!on_) return;
-    std::cerr << "\r\033[Krun " << r.index + 1 << "/" << total << ": " << r.model_label << " ("
-              << run_kind_name(r.kind) << "), sample " << r.sample << std::flush;
-  }
-  ~Progress() {
-    if (on_) std::cerr << "\r\033[K" << std::flush;
-  }
-
- private:
-  bool on_;
-};
 
 }  // namespace
 
@@ -127,14 +72,13 @@ int run_activations(const std::vector<std::string>& args) {
   return guarded(&current, [&] {
     const auto outputs = output_files({&o.json_path, &o.csv_path});
     std::vector<std::string> inputs = o.models;
-    for (const InputArgument& in : o.inputs) inputs.push_back(in.path);
+    for (const InputArgument& in : o.run.inputs) inputs.push_back(in.path);
     check_outputs(outputs, inputs);
     const auto c = compare_files(o.models, outputs, current);
     const std::string& float_path = o.models[c->swapped ? 1 : 0];
     const std::string& quant_path = o.models[c->swapped ? 0 : 1];
-    current = o.inputs.empty() ? float_path : "inputs";
-    std::vector<Sample> samples = o.inputs.empty() ? synthetic_samples(c->float_model, o.dims, o.seed, o.samples)
-                                                   : load_samples(c->float_model, o.inputs, o.dims);
+    current = o.run.inputs.empty() ? float_path : "inputs";
+    std::vector<Sample> samples = job_samples(*c, o.run);
     current = "activations";
     // The runtime reads each model's weights straight from its file (by its name, in its folder),
     // not from a copy of the model that holds them.
@@ -143,13 +87,14 @@ int run_activations(const std::vector<std::string>& args) {
     options.weights_file_names[0] = base_name(float_path);
     options.weights_file_names[1] = base_name(quant_path);
     ActivationSession session(*c, std::move(samples), options);
-    RuntimeProcess runtime(o.engine);
+    RuntimeProcess runtime(o.run.engine);
     const std::vector<std::string> float_external = external_data_files(c->float_model);
     const std::vector<std::string> quant_external = external_data_files(c->quant_model);
     {
       Progress progress;
       while (const RunRequest* request = session.current()) {
-        progress.show(*request, session.runs_total());
+        progress.show(request->index + 1, session.runs_total(),
+                      request->model_label + " (" + run_kind_name(request->kind) + "), sample " + std::to_string(request->sample));
         const bool is_float = request->side == ModelSide::Float;
         current = is_float ? float_path : quant_path;
         runtime.send(*request, is_float ? float_path : quant_path, is_float ? float_external : quant_external, session.feeds());

@@ -3,6 +3,7 @@
 //   visualquant compare FLOAT QUANT [--json FILE]
 //   visualquant weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]
 //   visualquant activations FLOAT QUANT [--input ...]... [--json FILE] [--csv FILE]
+//   visualquant sensitivity FLOAT QUANT [--input ...]... [--target-sqnr DB] [--json FILE] [--out MIXED.onnx]
 //   visualquant layout MODEL [QUANT] [--collapsed] [--expand GROUP]... [--nodes] [--no-stubs] [--labels] [--json FILE]
 // Exit codes: 0 ok, 2 usage, 3 the job could not be done: a model could not be loaded (invalid,
 // unsafe or unreadable) or an output could not be written (or would have overwritten an input).
@@ -21,6 +22,7 @@
 #include <sstream>
 
 #include "cli/activations_command.h"
+#include "cli/sensitivity_command.h"
 #include "cli/cli_job.h"
 #include "cli/terminal_text.h"
 #include "model/model_loader.h"
@@ -84,6 +86,21 @@ const char* kUsage =
     "      --local on|off    the local error: each quantized op fed the float model's values (default on)\n"
     "      --json FILE       also write the visualquant.activations JSON ('-' for stdout only)\n"
     "      --csv FILE        also write the compared tensors as CSV, worst first\n"
+    "  sensitivity FLOAT QUANT [--input ...]... [--dim SYMBOL=N]... [--samples N] [--seed N] [--engine node|web]\n"
+    "              [--target-sqnr DB] [--split on|off] [--keep ENTRIES] [--top N] [--json FILE] [--out MIXED.onnx]\n"
+    "              [--whatif-dir DIR]\n"
+    "              [--exclude-format ort|modelopt|nncf]\n"
+    "      Keep each quantized entry in float in turn (the float model's ops and weights in its place)\n"
+    "      and measure the model outputs against the float model's (lowest output SQNR); then the\n"
+    "      smallest set that reaches the target, added greedily and measured at each step.\n"
+    "      --input, --dim, --samples, --seed, --engine as for activations\n"
+    "      --target-sqnr DB  the output SQNR the suggested set must reach (default 30)\n"
+    "      --split on|off    also keep only the weights / only the activations of each entry (default on)\n"
+    "      --keep ENTRIES    a hand-picked set (entry numbers, 3,7,12, or none): measured, exported and saved instead\n"
+    "      --whatif-dir DIR  also write every what-if model run there (standalone), to check with other tools\n"
+    "      --json FILE       also write the visualquant.sensitivity JSON ('-' for stdout only)\n"
+    "      --out FILE        write the quantized model with the set kept in float (only where you say)\n"
+    "      --exclude-format F print the set as ONNX Runtime (ort), ModelOpt or NNCF exclusions (Python)\n"
     "  --version             print the version\n"
     "\n"
     "exit codes: 0 ok, 2 usage, 3 a model or input could not be loaded or run, or an output not written\n";
@@ -313,5 +330,6 @@ int main(int argc, char** argv) {
   if (command == "weights") return run_weights(args);
   if (command == "layout") return run_layout(args);
   if (command == "activations") return run_activations(args);
+  if (command == "sensitivity") return run_sensitivity(args);
   return usage_error("unknown command '" + command + "'");
 }

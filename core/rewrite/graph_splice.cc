@@ -9,22 +9,6 @@ namespace {
 
 using namespace onnx_field;
 
-// A NodeProto's bytes with its inputs renamed; false (nothing written) when none is.
-bool renamed_node(const protozero::data_view& node, const std::map<std::string, std::string>& renamed,
-                  std::vector<std::uint8_t>& out) {
-  const auto fields = wire_fields(node);
-  bool any = false;
-  for (const WireField& f : fields)
-    any = any || (f.tag == kNodeInput && renamed.count(std::string(f.payload.data(), f.payload.size())));
-  if (!any) return false;
-  for (const WireField& f : fields) {
-    const auto it = f.tag == kNodeInput ? renamed.find(std::string(f.payload.data(), f.payload.size())) : renamed.end();
-    if (it != renamed.end()) put_record(out, kNodeInput, it->second);
-    else copy_record(out, f);
-  }
-  return true;
-}
-
 // The name a graph-level record declares (an initializer, an input, a value_info), "" for others.
 std::string declared_name(const WireField& f) {
   switch (f.tag) {

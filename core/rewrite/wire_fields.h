@@ -57,6 +57,23 @@ inline std::string wire_string_field(const protozero::data_view& message, std::u
   return "";
 }
 
+// A NodeProto's bytes with the inputs `renamed` names renamed; false (nothing written) when it reads
+// none of them.
+template <typename Map>
+bool renamed_node(const protozero::data_view& node, const Map& renamed, std::vector<std::uint8_t>& out) {
+  const auto fields = wire_fields(node);
+  bool any = false;
+  for (const WireField& f : fields)
+    any = any || (f.tag == onnx_field::kNodeInput && renamed.count(std::string(f.payload.data(), f.payload.size())));
+  if (!any) return false;
+  for (const WireField& f : fields) {
+    const auto it = f.tag == onnx_field::kNodeInput ? renamed.find(std::string(f.payload.data(), f.payload.size())) : renamed.end();
+    if (it != renamed.end()) put_record(out, onnx_field::kNodeInput, it->second);
+    else copy_record(out, f);
+  }
+  return true;
+}
+
 // A ModelProto with its graph re-encoded by `rewrite(graph payload) -> graph payload`, every other
 // record copied. Only the first graph record is rewritten: a later one (a tap suffix) merges into it
 // as before. Throws Error(NotOnnx, `no_graph`) without a graph, Error(Truncated) on cut bytes.

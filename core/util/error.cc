@@ -31,6 +31,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::InputMismatch: return "input_mismatch";
     case ErrorCode::UnsetDimension: return "unset_dimension";
     case ErrorCode::RuntimeFailure: return "runtime_failure";
+    case ErrorCode::CannotKeepInFloat: return "cannot_keep_in_float";
   }
   return "unknown";
 }

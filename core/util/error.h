@@ -35,6 +35,7 @@ enum class ErrorCode {
   InputMismatch,            // input files that do not fit the model's inputs (missing, extra, type, shape)
   UnsetDimension,           // a symbolic or unknown input dimension that needs a value (--dim)
   RuntimeFailure,           // ONNX Runtime could not create a session for, or run, a model
+  CannotKeepInFloat,        // a what-if model asked for cannot be built (whatif/keep_in_float.h says why)
 };
 
 // Stable snake_case name of a code, used in JSON, CLI messages and tests.

@@ -1,0 +1,73 @@
+#include "cli/run_options.h"
+
+#include <iostream>
+#include <set>
+
+#include <unistd.h>
+
+#include "cli/terminal_text.h"
+#include "inputs/synthetic_inputs.h"
+
+namespace vq::cli {
+
+bool parse_number(const std::string& text, std::uint64_t& out) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 18) return false;
+  out = std::stoull(text);
+  return true;
+}
+
+bool parse_run_input(const std::string& a, const std::string& v, RunInputs& o, std::string& why) {
+  std::uint64_t n = 0;
+  if (a == "--input") {
+    const auto eq = v.find('=');
+    // NAME=FILE, unless the '=' is inside a path (a folder name with '=' after a slash).
+    if (eq != std::string::npos && eq > 0 && v.find('/') > eq) o.inputs.push_back({v.substr(0, eq), v.substr(eq + 1)});
+    else o.inputs.push_back({"", v});
+  } else if (a == "--dim") {
+    const auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || !parse_number(v.substr(eq + 1), n) || n == 0)
+      why = "--dim needs SYMBOL=N or INPUT:POSITION=N with N >= 1, not '" + v + "'";
+    else o.dims[v.substr(0, eq)] = static_cast<std::int64_t>(n);
+  } else if (a == "--samples") {
+    if (!parse_number(v, n) || n < 1 || n > 10000) why = "--samples must be 1..10000";
+    else o.samples = n;
+  } else if (a == "--seed") {
+    if (!parse_number(v, n)) why = "--seed needs a number";
+    else o.seed = n;
+  } else if (a == "--engine") {
+    if (v != "node" && v != "web") why = "--engine is node (onnxruntime-node) or web (onnxruntime-web, wasm)";
+    else o.engine = v;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string check_run_inputs(const RunInputs& o) {
+  if (!o.inputs.empty() && o.samples != 1) return "--samples is for synthetic inputs; with --input, the files are the samples";
+  return "";
+}
+
+std::vector<Sample> job_samples(const Comparison& c, const RunInputs& o) {
+  return o.inputs.empty() ? synthetic_samples(c.float_model, o.dims, o.seed, o.samples) : load_samples(c.float_model, o.inputs, o.dims);
+}
+
+std::vector<std::string> external_data_files(const Model& m) {
+  std::set<std::string> files;
+  for (const Tensor& t : m.tensors)
+    if (t.storage == TensorStorage::External) files.insert(t.external.path);
+  return {files.begin(), files.end()};
+}
+
+Progress::Progress() : on_(isatty(2) != 0) {}
+
+void Progress::show(std::size_t run, std::size_t total, const std::string& what) {
+  if (!on_) return;
+  std::cerr << "\r\033[Krun " << run << "/" << total << ": " << escape_for_terminal(what) << std::flush;
+}
+
+Progress::~Progress() {
+  if (on_) std::cerr << "\r\033[K" << std::flush;
+}
+
+}  // namespace vq::cli

@@ -1,0 +1,699 @@
+#include "whatif/keep_in_float.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <set>
+
+#include "inputs/input_binding.h"
+#include "model/skeleton.h"
+#include "onnx/onnx_pb.h"
+#include "quant/logical_graph.h"
+#include "rewrite/graph_edit.h"
+#include "util/error.h"
+
+namespace vq {
+
+const char* kept_part_name(KeptPart part) {
+  switch (part) {
+    case KeptPart::Both: return "both";
+    case KeptPart::Weights: return "weights";
+    case KeptPart::Activations: return "activations";
+  }
+  return "both";
+}
+
+bool passes_through(const Node& n) {
+  return !n.inputs.empty() && !n.outputs.empty() && n.domain.empty() &&
+         (n.op_type == "Identity" || n.op_type == "Dropout" || n.op_type == "Cast");
+}
+
+namespace {
+
+constexpr std::size_t kNoEntry = static_cast<std::size_t>(-1);
+// Prefixes no exporter writes: the float copies' values and nodes, and the boundary's new nodes.
+const std::string kFloatPrefix = "visualquant.float/";
+const std::string kBoundaryPrefix = "visualquant.boundary/";
+
+[[noreturn]] void refuse(std::size_t entry, std::string reason) { throw WhatIfRefused{entry, std::move(reason)}; }
+
+std::string quoted(const std::string& s) { return "'" + printable(s) + "'"; }
+
+std::string node_label(const Node& n) { return n.op_type + " " + quoted(n.name.empty() ? n.id : n.name); }
+
+// A value's element type name: its declared type, or its tensor's when it is a weight.
+std::string element_type_of(const Model& m, ValueId v) {
+  const Value& val = m.values[v];
+  if (!val.type.element_type.empty()) return val.type.element_type;
+  if (val.tensor != kNone && m.tensors[val.tensor].type) return m.tensors[val.tensor].type->name;
+  return "";
+}
+
+bool is_code_type(const std::string& type) {
+  const ElementTypeInfo* t = element_type_named(type);
+  return t && (t->kind == ElementKind::SignedInt || t->kind == ElementKind::UnsignedInt);
+}
+
+// A scalar initializer: a quantizer's scale (float32) or zero point (its code type).
+std::string scalar_tensor(const std::string& name, const std::string& type, double value) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  const ElementTypeInfo* info = element_type_named(type);
+  t.set_data_type(info ? static_cast<std::int32_t>(info->type) : 1);
+  std::string raw;
+  if (type == "float32") {
+    const float f = static_cast<float>(value);
+    raw.assign(reinterpret_cast<const char*>(&f), sizeof f);
+  } else {
+    // Codes: little-endian two's complement in the type's width (8 or 16 bits here; 32 for int32).
+    const std::int64_t code = static_cast<std::int64_t>(value);
+    const int bytes = info ? std::max(1, info->bits / 8) : 1;
+    for (int i = 0; i < bytes; ++i) raw.push_back(static_cast<char>((code >> (8 * i)) & 0xFF));
+  }
+  t.set_raw_data(raw);
+  return t.SerializeAsString();
+}
+
+}  // namespace
+
+
+// The activation functions a quantizer folds into the output QuantizeLinear that follows an op (its
+// range [0, max] clips as Relu would): the float tensor that QuantizeLinear reads lacks them.
+bool folded_activation(const Node& n) { return n.domain.empty() && (n.op_type == "Relu" || n.op_type == "Clip"); }
+
+// Where an op that writes integer codes takes its output scale (the zero point follows it), -1 when
+// it has none (ONNX and com.microsoft operator definitions).
+int output_quantizer_slot(const Node& n) {
+  static const std::map<std::string, int> slots = {
+      {"QuantizeLinear", 1},         {"QLinearConv", 6},          {"QLinearMatMul", 6},    {"QLinearAdd", 6},
+      {"QLinearMul", 6},             {"QGemm", 7},                {"QLinearConcat", 0},    {"QLinearGlobalAveragePool", 3},
+      {"QLinearAveragePool", 3},     {"QLinearSigmoid", 3},       {"QLinearLeakyRelu", 3}, {"QLinearSoftmax", 3},
+  };
+  const auto it = slots.find(n.op_type);
+  return it == slots.end() ? -1 : it->second;
+}
+
+// Ops that move their first input's elements without changing them (codes stay codes).
+bool moves_elements(const Node& n) {
+  static const std::set<std::string> moving = {"Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "MaxPool",
+                                               "Identity", "Slice", "Gather", "Concat", "Split", "Expand", "Tile"};
+  return n.domain.empty() && moving.count(n.op_type) && !n.inputs.empty() && n.inputs[0] != kNone;
+}
+
+// A value's element type: declared, or, where contrib ops left it untyped, what its writer makes: the
+// codes of its output zero point's type (uint8 when omitted, as ONNX says), its input's type for ops
+// that move elements (Flatten, Reshape, MaxPool on codes), else floats of its first float input's
+// type (MatMulNBits, GatherBlockQuantized). "" when none of these tells.
+std::string inferred_type(const Model& m, ValueId v, int depth = 0) {
+  std::string t = element_type_of(m, v);
+  if (!t.empty() || depth > 64 || m.values[v].producer == kNone) return t;
+  const Node& n = m.nodes[m.values[v].producer];
+  const int slot = output_quantizer_slot(n);
+  if (slot >= 0) {
+    if (static_cast<std::size_t>(slot) + 1 < n.inputs.size() && n.inputs[slot + 1] != kNone) return inferred_type(m, n.inputs[slot + 1], depth + 1);
+    return "uint8";
+  }
+  if (moves_elements(n)) return inferred_type(m, n.inputs[0], depth + 1);
+  for (ValueId in : n.inputs) {
+    const ElementTypeInfo* info = in == kNone ? nullptr : element_type_named(inferred_type(m, in, depth + 1));
+    if (info && info->kind == ElementKind::Float) return info->name;
+  }
+  return "";
+}
+
+struct KeepInFloat::Plan {
+  struct Added {
+    onnx::NodeProto proto;
+    double key = 0;  // where in the quantized model's order it goes
+  };
+  std::vector<Added> added;
+  std::vector<std::string> initializers;
+  std::set<NodeId> removed;          // quantized nodes taken out
+  std::set<std::string> reproduced;  // quantized values written again by added nodes
+  std::set<std::string> domains;     // of the float copies
+};
+
+KeepInFloat::KeepInFloat(const Comparison& c, const ComparePlan& plan)
+    : c_(c), points_(plan), float_entry_(c.float_model.nodes.size(), kNoEntry), quant_entry_(c.quant_model.nodes.size(), kNoEntry) {
+  const auto& entries = c.alignment.entries;
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    for (NodeId n : entries[e].float_nodes) float_entry_[n] = e;
+    for (NodeId n : entries[e].quant_nodes) quant_entry_[n] = e;
+  }
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    const ComparedPoint& p = plan.points[i];
+    if (p.float_value == kNone || p.quant_value == kNone || p.float_body || p.quant_body || p.pre_quant_body) continue;
+    if (c.float_model.values[p.float_value].graph != 0) continue;
+    point_of_float_.emplace(p.float_value, i);
+  }
+  // The graph inputs, by name when the quantized model has every float name, else by position (as
+  // the samples are bound: inputs/input_binding.h).
+  const std::vector<ValueId> fin = model_feed_inputs(c.float_model), qin = model_feed_inputs(c.quant_model);
+  const auto& qnames = c.quant_model.main_graph().values_by_name;
+  const bool by_name = std::all_of(fin.begin(), fin.end(), [&](ValueId v) {
+    const auto it = qnames.find(c.float_model.values[v].name);
+    return it != qnames.end() && c.quant_model.values[it->second].kind == ValueKind::GraphInput;
+  });
+  for (std::size_t k = 0; k < fin.size(); ++k) {
+    if (by_name) quant_input_of_[fin[k]] = qnames.at(c.float_model.values[fin[k]].name);
+    else if (k < qin.size() && fin.size() == qin.size()) quant_input_of_[fin[k]] = qin[k];
+  }
+}
+
+KeepInFloat::Plan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart part, bool encode) const {
+  const Model& fm = c_.float_model;
+  const Model& qm = c_.quant_model;
+  const auto& all = c_.alignment.entries;
+  const std::set<std::size_t> kept(entries.begin(), entries.end());
+  const std::vector<std::size_t> qorder = qm.main_graph_order();
+  Plan out;
+
+  const auto& qnames = qm.main_graph().values_by_name;
+  std::set<std::string> names_taken;  // names of values the edit adds, to keep them unique
+  const auto fresh = [&](std::size_t entry, const std::string& name) {
+    if (qnames.count(name) || !names_taken.insert(name).second)
+      refuse(entry, "the quantized model already has a value named " + quoted(name));
+    return name;
+  };
+
+  for (std::size_t e : kept) {
+    if (e >= all.size()) refuse(e, "there is no such entry");
+    const MappingEntry& m = all[e];
+    if (m.float_nodes.empty()) refuse(e, "the float model has no op for it (" + m.kind + ")");
+    if (m.quant_nodes.empty()) refuse(e, "the quantized model has no op for it (" + m.kind + ")");
+    for (NodeId n : m.float_nodes)
+      if (fm.nodes[n].graph != 0) refuse(e, "it is inside an If/Loop body of the float model");
+    for (NodeId n : m.quant_nodes)
+      if (qm.nodes[n].graph != 0) refuse(e, "it is inside an If/Loop body of the quantized model");
+  }
+
+  // The key that puts an entry's added nodes where its quantized nodes were.
+  const auto entry_key = [&](std::size_t e) {
+    std::size_t first = qorder.size() + 1;
+    for (NodeId n : all[e].quant_nodes) first = std::min(first, qorder[n]);
+    return static_cast<double>(first) - 0.5;
+  };
+  const auto add_node = [&](double key, const std::string& op, std::vector<std::string> inputs, const std::string& output,
+                            const std::string& name) -> onnx::NodeProto& {
+    Plan::Added a;
+    a.key = key;
+    a.proto.set_op_type(op);
+    a.proto.set_name(name);
+    for (std::string& in : inputs) a.proto.add_input(std::move(in));
+    a.proto.add_output(output);
+    out.added.push_back(std::move(a));
+    return out.added.back().proto;
+  };
+  std::map<std::string, std::string> casts;  // "source→type" → the cast's output
+  const auto cast_to = [&](std::size_t e, double key, const std::string& source, const std::string& from, const std::string& to) {
+    if (from.empty() || to.empty() || from == to) return source;
+    const ElementTypeInfo* t = element_type_named(to);
+    if (!t || t->kind != ElementKind::Float) refuse(e, "a value is " + from + " in one model and " + to + " in the other");
+    const std::string id = source + "\x1f" + to;
+    if (const auto it = casts.find(id); it != casts.end()) return it->second;
+    const std::string name = fresh(e, kBoundaryPrefix + "cast/" + to + "/" + source);
+    onnx::NodeProto& n = add_node(key, "Cast", {source}, name, name);
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name("to");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(static_cast<std::int64_t>(t->type));
+    casts.emplace(id, name);
+    return name;
+  };
+  std::map<std::string, std::string> made_constants;  // "scale/zp of a point" → initializer names
+  const auto quantizer_inputs = [&](std::size_t e, const ActivationQuantizer& q, const std::string& of) {
+    const std::string scale = fresh(e, kBoundaryPrefix + "scale/" + of), zero = fresh(e, kBoundaryPrefix + "zero_point/" + of);
+    if (encode) {
+      out.initializers.push_back(scalar_tensor(scale, "float32", q.scale));
+      out.initializers.push_back(scalar_tensor(zero, q.type, q.zero_point));
+    }
+    return std::pair<std::string, std::string>{scale, zero};
+  };
+
+  std::set<NodeId> copied;          // float nodes copied
+  std::map<ValueId, std::string> resolved;  // float value → the name the copies read it under
+  std::set<TensorId> tensors_copied;
+  const auto float_name = [&](std::size_t e, ValueId v) {
+    const std::string name = kFloatPrefix + fm.values[v].name;
+    if (qnames.count(name)) refuse(e, "the quantized model already has a value named " + quoted(name));
+    return name;
+  };
+  // A float weight (an initializer or a Constant node's value), copied into the model.
+  const auto copy_constant = [&](std::size_t e, ValueId v) {
+    const std::string name = float_name(e, v);
+    const Tensor& t = fm.tensors[fm.values[v].tensor];
+    if (t.storage == TensorStorage::Strings || t.sparse || !t.type) refuse(e, "its weight " + quoted(t.name) + " is not a dense numeric tensor");
+    if (encode && tensors_copied.insert(fm.values[v].tensor).second) {
+      onnx::TensorProto proto;
+      proto.set_name(name);
+      proto.set_data_type(static_cast<std::int32_t>(t.type->type));
+      for (std::int64_t d : t.dims) proto.add_dims(d);
+      const PayloadBytes bytes = fm.payload(t);
+      proto.set_raw_data(reinterpret_cast<const char*>(bytes.view().data), bytes.view().size);
+      out.initializers.push_back(proto.SerializeAsString());
+    }
+    return name;
+  };
+  // The float tensor a point's output QuantizeLinear reads, as the float model has it there: with
+  // the Relu/Clip the quantizer folded into that QuantizeLinear's range applied again (a copy of
+  // the float model's own), in the float model's element type.
+  std::map<std::size_t, std::string> unfolded;  // per point
+  const auto before_quantizer = [&](std::size_t e, double key, const ComparedPoint& p) -> std::string {
+    const std::size_t id = static_cast<std::size_t>(&p - points_.points.data());
+    if (const auto it = unfolded.find(id); it != unfolded.end()) return it->second;
+    const ValueId pre = p.pre_quant_value, v = p.float_value;
+    const NodeId fp = fm.values[v].producer, qp = qm.values[pre].producer;
+    std::string name;
+    if (fp != kNone && folded_activation(fm.nodes[fp]) && (qp == kNone || !folded_activation(qm.nodes[qp]))) {
+      const Node& act = fm.nodes[fp];
+      const ValueId in = act.inputs[0];
+      onnx::NodeProto copy = *act.proto;
+      copy.set_name(kFloatPrefix + "unfolded/" + (act.name.empty() ? act.id : act.name));
+      copy.set_input(0, cast_to(e, key, qm.values[pre].name, element_type_of(qm, pre), element_type_of(fm, in)));
+      for (int i = 1; i < copy.input_size(); ++i) {
+        const ValueId c = act.inputs[static_cast<std::size_t>(i)];
+        if (c == kNone) continue;
+        if (fm.values[c].tensor == kNone) refuse(e, "the bounds of " + node_label(act) + " are not constants");
+        copy.set_input(i, copy_constant(e, c));
+      }
+      name = fresh(e, kBoundaryPrefix + "unfolded/" + fm.values[v].name);
+      copy.set_output(0, name);
+      out.domains.insert(act.domain);
+      Plan::Added a;
+      a.key = key;
+      a.proto = std::move(copy);
+      out.added.push_back(std::move(a));
+      name = cast_to(e, key, name, element_type_of(fm, v), element_type_of(fm, v));
+    } else {
+      name = cast_to(e, key, qm.values[pre].name, element_type_of(qm, pre), element_type_of(fm, v));
+    }
+    unfolded[id] = name;
+    return name;
+  };
+  // --- Activations only: the entry's own quantized ops read their inputs before the Q/DQ pair.
+  if (part == KeptPart::Activations) {
+    for (std::size_t e : kept) {
+      bool any = false;
+      for (LogicalId id : all[e].quant_ops) {
+        for (NodeId n : c_.quant_graph.ops[id].compute) {
+          const Node& node = qm.nodes[n];
+          onnx::NodeProto copy = *node.proto;
+          bool changed = false;
+          for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+            ValueId w = node.inputs[i];
+            if (w == kNone || qm.values[w].producer == kNone) continue;
+            const Node& dq = qm.nodes[qm.values[w].producer];
+            if (dq.op_type != "DequantizeLinear" || dq.inputs.empty() || dq.inputs[0] == kNone) continue;
+            ValueId x = dq.inputs[0];
+            NodeId q = qm.values[x].producer;
+            if (q != kNone && qm.nodes[q].op_type == "Cast" && !qm.nodes[q].inputs.empty()) q = qm.values[qm.nodes[q].inputs[0]].producer;
+            if (q == kNone || qm.nodes[q].op_type != "QuantizeLinear" || qm.nodes[q].inputs.empty()) continue;
+            const ValueId u = qm.nodes[q].inputs[0];
+            if (u == kNone || qm.values[u].tensor != kNone || qm.values[u].kind == ValueKind::Initializer) continue;
+            std::string read = qm.values[u].name;
+            for (const ComparedPoint& p : points_.points)
+              if (p.pre_quant_value == u && p.float_value != kNone && !p.float_body && !p.pre_quant_body &&
+                  fm.values[p.float_value].graph == 0) {
+                // As the float model has it (a folded Relu applied again), back in the quantized model's type.
+                read = cast_to(e, entry_key(e), before_quantizer(e, entry_key(e), p), element_type_of(fm, p.float_value), element_type_of(qm, u));
+                break;
+              }
+            copy.set_input(static_cast<int>(i), cast_to(e, entry_key(e), read, element_type_of(qm, u), element_type_of(qm, w)));
+            changed = true;
+          }
+          if (!changed) continue;
+          any = true;
+          out.removed.insert(n);
+          for (ValueId o : node.outputs)
+            if (o != kNone) out.reproduced.insert(qm.values[o].name);
+          Plan::Added a;
+          a.key = static_cast<double>(qorder[n]);
+          a.proto = std::move(copy);
+          out.added.push_back(std::move(a));
+        }
+      }
+      // An output Q/DQ pair that ends at a graph output goes with the op before it.
+      for (NodeId n : all[e].quant_nodes) {
+        const Node& node = qm.nodes[n];
+        if (c_.quant_graph.fold[n] != Fold::Quant || node.op_type != "DequantizeLinear" || node.outputs.empty()) continue;
+        const ValueId g = node.outputs[0];
+        const auto& outs = qm.main_graph().outputs;
+        if (g == kNone || std::find(outs.begin(), outs.end(), g) == outs.end()) continue;
+        ValueId y = node.inputs.empty() ? kNone : node.inputs[0];
+        for (int hop = 0; hop < 3 && y != kNone && qm.values[y].producer != kNone; ++hop) {
+          const Node& p = qm.nodes[qm.values[y].producer];
+          if (p.op_type != "QuantizeLinear" && p.op_type != "Cast") break;
+          y = p.inputs.empty() ? kNone : p.inputs[0];
+        }
+        if (y == kNone || y == node.inputs[0]) continue;
+        out.removed.insert(n);
+        out.reproduced.insert(qm.values[g].name);
+        add_node(static_cast<double>(qorder[n]), "Identity", {qm.values[y].name}, qm.values[g].name,
+                 fresh(e, kBoundaryPrefix + "identity/" + qm.values[g].name));
+        any = true;
+      }
+      if (!any) refuse(e, "its quantized ops read no activation through a QuantizeLinear/DequantizeLinear pair (a QLinear op quantizes inside itself): keep both in float instead");
+    }
+  } else {
+    // --- Both, weights: the float model's ops of each kept entry in place of its quantized ones.
+    // The quantized model's value that stands for float value v at its compared point, in the
+    // float model's element type.
+    const auto quant_counterpart = [&](std::size_t e, ValueId v, double key) -> std::string {
+      const std::string ftype = element_type_of(fm, v);
+      if (fm.values[v].kind == ValueKind::GraphInput) {
+        const auto it = quant_input_of_.find(v);
+        if (it == quant_input_of_.end()) refuse(e, "the float model's input " + quoted(fm.values[v].name) + " has no counterpart in the quantized model");
+        return cast_to(e, key, qm.values[it->second].name, element_type_of(qm, it->second), ftype);
+      }
+      const auto it = point_of_float_.find(v);
+      if (it == point_of_float_.end())
+        refuse(e, "the float model's value " + quoted(fm.values[v].name) + " that it reads has no counterpart in the quantized model");
+      const ComparedPoint& p = points_.points[it->second];
+      if (part == KeptPart::Both && p.pre_quant_value != kNone) return before_quantizer(e, key, p);
+      if (p.quant_is_codes) {
+        if (!p.quantizer) refuse(e, "the codes it reads (" + quoted(qm.values[p.quant_value].name) + ") have no known scale");
+        const std::string codes = qm.values[p.quant_value].name;
+        const std::string name = kBoundaryPrefix + "dequantized/" + codes;
+        if (!names_taken.count(name)) {
+          fresh(e, name);
+          const auto [scale, zero] = quantizer_inputs(e, *p.quantizer, codes);
+          add_node(key, "DequantizeLinear", {codes, scale, zero}, name, name);
+        }
+        return cast_to(e, key, name, "float32", ftype);
+      }
+      return cast_to(e, key, qm.values[p.quant_value].name, element_type_of(qm, p.quant_value), ftype);
+    };
+    std::function<std::string(std::size_t, ValueId, double)> resolve = [&](std::size_t e, ValueId v, double key) -> std::string {
+      if (const auto it = resolved.find(v); it != resolved.end()) return it->second;
+      const Value& val = fm.values[v];
+      std::string name;
+      if (val.kind == ValueKind::OuterScope) refuse(e, "it reads a value of an enclosing graph");
+      if (val.tensor != kNone) {
+        name = copy_constant(e, v);
+      } else if (val.kind == ValueKind::GraphInput) {
+        name = quant_counterpart(e, v, key);
+      } else {
+        const NodeId p = val.producer;
+        const std::size_t owner = p == kNone ? kNoEntry : float_entry_[p];
+        const bool constant = p != kNone && c_.float_graph.fold[p] == Fold::Constant;
+        const bool own = owner == e || (part == KeptPart::Both && owner != kNoEntry && kept.count(owner));
+        if (p != kNone && (own || constant)) {
+          name = float_name(e, v);
+          if (constant && owner != e && !(part == KeptPart::Both && kept.count(owner))) {
+            // Weight preparation another entry owns (a shared weight's Cast): copied too.
+            resolved[v] = name;
+            copied.insert(p);
+          }
+        } else if (p != kNone && passes_through(fm.nodes[p]) && fm.nodes[p].inputs[0] != kNone && fm.nodes[p].outputs[0] == v &&
+                   (owner == kNoEntry || all[owner].quant_nodes.empty())) {
+          // An op the quantized model does without (an Identity, a Dropout, the Cast of an fp16 model's
+          // input): looked through, its element type kept.
+          const ValueId in = fm.nodes[p].inputs[0];
+          name = cast_to(e, key, resolve(e, in, key), element_type_of(fm, in), element_type_of(fm, v));
+        } else {
+          name = quant_counterpart(e, v, key);
+        }
+      }
+      resolved[v] = name;
+      return name;
+    };
+
+    for (std::size_t e : kept) {
+      const MappingEntry& m = all[e];
+      const double key = entry_key(e);
+      for (NodeId n : m.float_nodes) copied.insert(n);
+      // Outputs of the float ops that the rest of the float model reads.
+      const std::set<NodeId> fset(m.float_nodes.begin(), m.float_nodes.end());
+      const auto& fouts = fm.main_graph().outputs;
+      std::vector<ValueId> float_outputs;
+      for (NodeId n : m.float_nodes) {
+        if (c_.float_graph.fold[n] == Fold::Constant) continue;
+        for (ValueId w : fm.nodes[n].outputs) {
+          if (w == kNone) continue;
+          bool outside = std::find(fouts.begin(), fouts.end(), w) != fouts.end();
+          for (NodeId r : fm.values[w].consumers) outside = outside || !fset.count(r);
+          if (outside) float_outputs.push_back(w);
+        }
+      }
+      if (float_outputs.size() != 1)
+        refuse(e, float_outputs.empty() ? "the rest of the float model reads nothing it writes"
+                                        : "its float ops write " + std::to_string(float_outputs.size()) + " tensors the rest of the model reads");
+      // Its quantized nodes' outputs that the rest of the quantized model reads.
+      const std::set<NodeId> qset(m.quant_nodes.begin(), m.quant_nodes.end());
+      const auto& qouts = qm.main_graph().outputs;
+      std::vector<ValueId> quant_outputs;
+      for (NodeId n : m.quant_nodes) {
+        for (ValueId w : qm.nodes[n].outputs) {
+          if (w == kNone) continue;
+          const bool graph_output = std::find(qouts.begin(), qouts.end(), w) != qouts.end();
+          bool outside = graph_output;
+          for (NodeId r : qm.values[w].consumers) outside = outside || !qset.count(r);
+          // A weight or an input Q/DQ the entry shares with another op stays where it is.
+          if (!graph_output && c_.quant_graph.fold[n] != Fold::None && c_.quant_graph.fold[n] != Fold::Rescale) outside = false;
+          if (outside) quant_outputs.push_back(w);
+        }
+        out.removed.insert(n);
+      }
+      if (quant_outputs.empty()) refuse(e, "the rest of the quantized model reads nothing it writes");
+      const std::string result = float_name(e, float_outputs[0]);
+      const std::string ftype = element_type_of(fm, float_outputs[0]);
+      for (ValueId w : quant_outputs) {
+        const std::string& target = qm.values[w].name;
+        // The output quantizer of the op that wrote codes, by its own scale and zero-point inputs.
+        // (through the ops that only move codes: a Reshape after a QGemm).
+        NodeId writer = qm.values[w].producer;
+        for (int hop = 0; hop < 16 && writer != kNone && output_quantizer_slot(qm.nodes[writer]) < 0 && moves_elements(qm.nodes[writer]) &&
+                          qm.values[qm.nodes[writer].inputs[0]].producer != kNone;
+             ++hop)
+          writer = qm.values[qm.nodes[writer].inputs[0]].producer;
+        const int slot = writer == kNone ? -1 : output_quantizer_slot(qm.nodes[writer]);
+        const bool has_slot =
+            slot >= 0 && static_cast<std::size_t>(slot) < qm.nodes[writer].inputs.size() && qm.nodes[writer].inputs[slot] != kNone;
+        ValueId zero_value = kNone;
+        if (has_slot && static_cast<std::size_t>(slot) + 1 < qm.nodes[writer].inputs.size()) zero_value = qm.nodes[writer].inputs[slot + 1];
+        const std::string qtype = inferred_type(qm, w);
+        if (qtype.empty()) refuse(e, "the element type of its output " + quoted(target) + " is not known");
+        out.reproduced.insert(target);
+        if (is_code_type(qtype)) {
+          // The neighbours read codes: the float result quantized with the entry's own output quantizer.
+          const std::string x = cast_to(e, key + 0.25, result, ftype, "float32");
+          const std::string name = fresh(e, kBoundaryPrefix + "quantize/" + target);
+          if (has_slot) {
+            std::vector<std::string> in = {x, qm.values[qm.nodes[writer].inputs[slot]].name};
+            if (zero_value != kNone) in.push_back(qm.values[zero_value].name);
+            add_node(key + 0.25, "QuantizeLinear", in, target, name);
+          } else {
+            const ActivationQuantizer* q = nullptr;
+            for (const ComparedPoint& p : points_.points)
+              if (p.quant_is_codes && p.quantizer && p.quantizer->type == qtype &&
+                  std::find(p.entries.begin(), p.entries.end(), e) != p.entries.end())
+                q = &*p.quantizer;
+            if (!q) refuse(e, "the scale of its output codes " + quoted(target) + " is not known");
+            const auto [scale, zero] = quantizer_inputs(e, *q, target);
+            add_node(key + 0.25, "QuantizeLinear", {x, scale, zero}, target, name);
+          }
+        } else {
+          add_node(key + 0.25, "Identity", {cast_to(e, key + 0.25, result, ftype, qtype)}, target,
+                   fresh(e, kBoundaryPrefix + "identity/" + target));
+        }
+      }
+    }
+    // The copies, in the float model's order, reading what `resolve` finds.
+    const std::vector<std::size_t> forder = fm.main_graph_order();
+    std::vector<NodeId> order;
+    for (std::size_t pass = 0; pass < 2; ++pass) {  // resolving may add weight preparation nodes
+      order.assign(copied.begin(), copied.end());
+      std::sort(order.begin(), order.end(), [&](NodeId a, NodeId b) { return forder[a] < forder[b]; });
+      const std::size_t before = copied.size();
+      for (NodeId n : order) {
+        const std::size_t e = float_entry_[n] != kNoEntry && kept.count(float_entry_[n]) ? float_entry_[n] : *kept.begin();
+        for (ValueId v : fm.nodes[n].inputs)
+          if (v != kNone) resolve(e, v, entry_key(e));
+      }
+      if (copied.size() == before) break;
+    }
+    for (NodeId n : order) {
+      const Node& node = fm.nodes[n];
+      if (node.op_type == "Constant") continue;  // its value is an initializer (resolve)
+      const std::size_t e = float_entry_[n] != kNoEntry && kept.count(float_entry_[n]) ? float_entry_[n] : *kept.begin();
+      if (!node.subgraphs.empty()) refuse(e, "its float op " + node_label(node) + " holds a body");
+      onnx::NodeProto copy = *node.proto;
+      for (const onnx::AttributeProto& a : copy.attribute())
+        if (a.has_t() && stripped_payload_index(a.t())) refuse(e, "its float op " + node_label(node) + " holds a large tensor attribute");
+      copy.set_name(kFloatPrefix + (node.name.empty() ? node.id : node.name));
+      for (int i = 0; i < copy.input_size(); ++i)
+        if (!copy.input(i).empty()) copy.set_input(i, resolved.at(node.inputs[static_cast<std::size_t>(i)]));
+      for (int i = 0; i < copy.output_size(); ++i)
+        if (!copy.output(i).empty()) copy.set_output(i, float_name(e, node.outputs[static_cast<std::size_t>(i)]));
+      out.domains.insert(node.domain);
+      Plan::Added a;
+      // Float copies go before the entry's boundary nodes (key + 0.25) and after its input casts.
+      a.key = entry_key(e) + 0.1 + 0.1 * static_cast<double>(forder[n]) / static_cast<double>(forder.size() + 1);
+      a.proto = std::move(copy);
+      out.added.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
+std::string KeepInFloat::refusal(std::size_t entry, KeptPart part) const {
+  try {
+    plan({entry}, part, false);
+    return "";
+  } catch (const WhatIfRefused& r) {
+    return r.reason;
+  }
+}
+
+std::vector<std::uint8_t> KeepInFloat::build(ByteView base, const std::vector<std::size_t>& entries, KeptPart part) const {
+  const Model& qm = c_.quant_model;
+  const Graph& g = qm.main_graph();
+  Plan p = plan(entries, part, true);
+  const std::size_t some_entry = entries.empty() ? 0 : entries.front();
+
+  // Names the graph needs whatever the nodes: its outputs, and what If/Loop bodies read from it.
+  std::set<std::string> always;
+  for (ValueId v : g.outputs) always.insert(qm.values[v].name);
+  for (const Value& v : qm.values)
+    if (v.kind == ValueKind::OuterScope && v.outer != kNone) always.insert(qm.values[v.outer].name);
+
+  std::vector<bool> live(qm.nodes.size(), false);
+  for (NodeId n : g.nodes) live[n] = !p.removed.count(n);
+  const auto needed_names = [&] {
+    std::set<std::string> needed = always;
+    for (NodeId n : g.nodes)
+      if (live[n])
+        for (ValueId v : qm.nodes[n].inputs)
+          if (v != kNone) needed.insert(qm.values[v].name);
+    for (const Plan::Added& a : p.added)
+      for (const std::string& in : a.proto.input()) needed.insert(in);
+    return needed;
+  };
+  // A taken-out node whose output something still reads stays (a shared QuantizeLinear, a weight's
+  // DequantizeLinear another op reads too).
+  for (bool changed = true; changed;) {
+    changed = false;
+    const std::set<std::string> needed = needed_names();
+    for (NodeId n : g.nodes) {
+      if (live[n] || !p.removed.count(n)) continue;
+      for (ValueId v : qm.nodes[n].outputs)
+        if (v != kNone && !p.reproduced.count(qm.values[v].name) && needed.count(qm.values[v].name) && !live[n]) {
+          live[n] = true;
+          changed = true;
+        }
+    }
+  }
+  for (NodeId n : g.nodes)
+    if (live[n])
+      for (ValueId v : qm.nodes[n].outputs)
+        if (v != kNone && p.reproduced.count(qm.values[v].name))
+          throw WhatIfRefused{quant_entry_[n] == kNoEntry ? some_entry : quant_entry_[n],
+                              "its quantized node " + node_label(qm.nodes[n]) + " is shared with ops that stay quantized"};
+  // Nodes nothing reads any more go (dead after the change), added ones too: an extra reader would
+  // change how ONNX Runtime places its casts around fp16 ops, and so the float ops' rounding.
+  std::vector<bool> added_live(p.added.size(), true);
+  const auto needed_now = [&] {
+    std::set<std::string> needed = always;
+    for (NodeId n : g.nodes)
+      if (live[n])
+        for (ValueId v : qm.nodes[n].inputs)
+          if (v != kNone) needed.insert(qm.values[v].name);
+    for (std::size_t i = 0; i < p.added.size(); ++i)
+      if (added_live[i])
+        for (const std::string& in : p.added[i].proto.input()) needed.insert(in);
+    return needed;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    const std::set<std::string> needed = needed_now();
+    for (NodeId n : g.nodes) {
+      if (!live[n]) continue;
+      bool used = false;
+      for (ValueId v : qm.nodes[n].outputs) used = used || (v != kNone && needed.count(qm.values[v].name));
+      if (!used) {
+        live[n] = false;
+        changed = true;
+      }
+    }
+    for (std::size_t i = 0; i < p.added.size(); ++i) {
+      if (!added_live[i]) continue;
+      bool used = false;
+      for (const std::string& o : p.added[i].proto.output()) used = used || needed.count(o);
+      if (!used) {
+        added_live[i] = false;
+        changed = true;
+      }
+    }
+  }
+
+  // The new node list in topological order: the quantized model's order where it holds, each added
+  // node at its key; a node comes once everything it reads is written.
+  struct Item {
+    double key;
+    GraphEdit::Item ref;
+    std::vector<std::string> inputs, outputs;
+  };
+  std::vector<Item> items;
+  const std::vector<std::size_t> qorder = qm.main_graph_order();
+  for (NodeId n : g.nodes) {
+    if (!live[n]) continue;
+    Item it{static_cast<double>(qorder[n]), {qm.nodes[n].index_in_graph, -1}, {}, {}};
+    for (ValueId v : qm.nodes[n].inputs)
+      if (v != kNone) it.inputs.push_back(qm.values[v].name);
+    for (ValueId v : qm.nodes[n].outputs)
+      if (v != kNone) it.outputs.push_back(qm.values[v].name);
+    items.push_back(std::move(it));
+  }
+  GraphEdit edit;
+  for (std::size_t i = 0; i < p.added.size(); ++i) {
+    if (!added_live[i]) continue;
+    Item it{p.added[i].key, {0, static_cast<int>(edit.added_nodes.size())}, {}, {}};
+    for (const std::string& in : p.added[i].proto.input())
+      if (!in.empty()) it.inputs.push_back(in);
+    for (const std::string& o : p.added[i].proto.output())
+      if (!o.empty()) it.outputs.push_back(o);
+    items.push_back(std::move(it));
+    edit.added_nodes.push_back(p.added[i].proto.SerializeAsString());
+  }
+  std::map<std::string, std::size_t> writer;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    for (const std::string& o : items[i].outputs) writer[o] = i;
+  std::vector<std::vector<std::size_t>> readers(items.size());
+  std::vector<std::size_t> waiting(items.size(), 0);
+  for (std::size_t i = 0; i < items.size(); ++i)
+    for (const std::string& in : items[i].inputs)
+      if (const auto w = writer.find(in); w != writer.end() && w->second != i) {
+        readers[w->second].push_back(i);
+        ++waiting[i];
+      }
+  using Ready = std::pair<double, std::size_t>;
+  std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (!waiting[i]) ready.push({items[i].key, i});
+  while (!ready.empty()) {
+    const std::size_t i = ready.top().second;
+    ready.pop();
+    edit.nodes.push_back(items[i].ref);
+    for (std::size_t r : readers[i])
+      if (--waiting[r] == 0) ready.push({items[r].key, r});
+  }
+  if (edit.nodes.size() != items.size()) throw WhatIfRefused{some_entry, "keeping it in float would make a cycle in the graph"};
+
+  edit.added_initializers = std::move(p.initializers);
+  // The quantized weights of the kept entries (their codes, scales) are no longer read.
+  const std::set<std::string> read = needed_now();
+  for (TensorId t : g.initializers)
+    if (!read.count(qm.tensors[t].name)) edit.dropped_initializers.insert(qm.tensors[t].name);
+  for (const std::string& domain : p.domains) {
+    const std::string d = domain == "ai.onnx" ? "" : domain;
+    const bool has = std::any_of(qm.opset_imports.begin(), qm.opset_imports.end(), [&](const OpsetImport& o) {
+      return (o.domain == "ai.onnx" ? "" : o.domain) == d;
+    });
+    if (has) continue;
+    for (const OpsetImport& o : c_.float_model.opset_imports)
+      if ((o.domain == "ai.onnx" ? "" : o.domain) == d) edit.added_opsets.emplace_back(o.domain, o.version);
+  }
+  return edited_model(base, edit);
+}
+
+}  // namespace vq
