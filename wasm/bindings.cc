@@ -21,6 +21,9 @@
 #include "model/model_loader.h"
 #include "model/onnx_checks.h"
 #include "report/activations_report.h"
+#include "report/sensitivity_report.h"
+#include "sensitivity/exclusion_lists.h"
+#include "sensitivity/sensitivity_session.h"
 #include "report/compare_report.h"
 #include "report/comparison.h"
 #include "report/inspect_report.h"
@@ -159,6 +162,7 @@ class Session : public ExternalFiles {
       vq::Model a = load_named(first, first_size, first_name);
       vq::Model b = load_named(second, second_size, second_name);
       activations_.reset();
+      sensitivity_.reset();
       comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
       levels_ = vq::layout::LevelCache();
       // Compact: only the UI reads it (compare() is the CLI's bytes), and a large pair's report is
@@ -252,27 +256,39 @@ class Session : public ExternalFiles {
   // "samples", "seed" (synthetic inputs when there are no inputs), "tap_budget_bytes", "bins", "local"}.
   CallResult activationsStart(const std::string& options_json) {
     return with_comparison([&](const vq::Comparison& c) {
-      const auto options = nlohmann::json::parse(options_json, nullptr, false);
-      if (!options.is_object()) throw vq::Error(vq::ErrorCode::Usage, "activation options must be a JSON object");
-      vq::DimValues dims;
-      for (const auto& [k, v] : options.value("dims", nlohmann::json::object()).items()) dims[k] = v.get<std::int64_t>();
-      std::vector<vq::InputArgument> inputs;
-      for (const auto& in : options.value("inputs", nlohmann::json::array()))
-        inputs.push_back({in.value("name", std::string()), in.value("file", std::string())});
-      const auto read = [&](const std::string& file) {
-        const auto it = input_files_.find(file);
-        if (it == input_files_.end()) throw vq::Error(vq::ErrorCode::Io, "the input file '" + vq::printable(file) + "' was not given");
-        return vq::read_input_bytes(it->second, file);
-      };
-      std::vector<vq::Sample> samples =
-          inputs.empty() ? vq::synthetic_samples(c.float_model, dims, options.value("seed", std::uint64_t{1}),
-                                                 options.value("samples", std::size_t{1}))
-                         : vq::load_samples(c.float_model, inputs, dims, read);
+      const auto options = run_options(options_json);
+      std::vector<vq::Sample> samples = samples_from(c, options);
+      sensitivity_.reset();
       activations_.reset();
       activations_ = std::make_unique<vq::ActivationSession>(c, std::move(samples),
                                                               vq::activation_options_from_json(options));
       return vq::request_json(*activations_);
     });
+  }
+
+  // The options of a run (activations, sensitivity), checked to be a JSON object.
+  static nlohmann::json run_options(const std::string& options_json) {
+    auto options = nlohmann::json::parse(options_json, nullptr, false);
+    if (!options.is_object()) throw vq::Error(vq::ErrorCode::Usage, "run options must be a JSON object");
+    return options;
+  }
+
+  // The samples a run's options name: the input files given (addInputFile), bound as NAME=FILE, or
+  // seeded synthetic ones.
+  std::vector<vq::Sample> samples_from(const vq::Comparison& c, const nlohmann::json& options) {
+    vq::DimValues dims;
+    for (const auto& [k, v] : options.value("dims", nlohmann::json::object()).items()) dims[k] = v.get<std::int64_t>();
+    std::vector<vq::InputArgument> inputs;
+    for (const auto& in : options.value("inputs", nlohmann::json::array()))
+      inputs.push_back({in.value("name", std::string()), in.value("file", std::string())});
+    const auto read = [&](const std::string& file) {
+      const auto it = input_files_.find(file);
+      if (it == input_files_.end()) throw vq::Error(vq::ErrorCode::Io, "the input file '" + vq::printable(file) + "' was not given");
+      return vq::read_input_bytes(it->second, file);
+    };
+    return inputs.empty() ? vq::synthetic_samples(c.float_model, dims, options.value("seed", std::uint64_t{1}),
+                                                  options.value("samples", std::size_t{1}))
+                          : vq::load_samples(c.float_model, inputs, dims, read);
   }
 
   // The current request (JSON), or {"done": true}.
@@ -283,16 +299,33 @@ class Session : public ExternalFiles {
   // The current request's bytes: "suffix", "model" (a rewired model), or "feed" number `index`. A
   // view into wasm memory, valid until the next call: copy it out.
   emscripten::val activationsBytes(const std::string& what, std::size_t index) {
+    return activations_ ? request_bytes(activations_->current(), activations_->feeds(), what, index) : request_bytes(nullptr, {}, what, index);
+  }
+
+  static emscripten::val request_bytes(const vq::RunRequest* r, const std::vector<vq::RunFeed>& feeds, const std::string& what,
+                                       std::size_t index) {
     static const std::vector<std::uint8_t> none;
-    const vq::RunRequest* r = activations_ ? activations_->current() : nullptr;
     if (!r) return view(none);
     if (what == "suffix") return view(r->suffix);
     if (what == "model") return r->model ? view(*r->model) : view(none);
-    if (what == "feed" && index < activations_->feeds().size()) {
-      const vq::ByteView b = activations_->feeds()[index].bytes;
+    if (what == "feed" && index < feeds.size()) {
+      const vq::ByteView b = feeds[index].bytes;
       return emscripten::val(emscripten::typed_memory_view(b.size, b.data));
     }
     return view(none);
+  }
+
+  // The outputs' tensors made and sized here; JSON: the address to write each one's bytes at.
+  std::string prepare_outputs(const std::string& outputs_json) {
+    incoming_ = vq::output_tensors_from_json(nlohmann::json::parse(outputs_json, nullptr, false));
+    nlohmann::json addresses = nlohmann::json::array();
+    for (const vq::HostTensor& t : incoming_) addresses.push_back(reinterpret_cast<std::uintptr_t>(t.bytes.data()));
+    return addresses.dump();
+  }
+  std::vector<vq::HostTensor> take_outputs() {
+    std::vector<vq::HostTensor> outputs = std::move(incoming_);
+    incoming_.clear();
+    return outputs;
   }
 
   // The current request's outputs, in two steps and without a copy: their tensors are made here,
@@ -301,18 +334,11 @@ class Session : public ExternalFiles {
   // them and returns the next request. A 64 MiB activation is so
   // held once in wasm memory, not in a staging buffer and a copy of it.
   CallResult activationsPrepare(const std::string& outputs_json) {
-    return with_activations([&](vq::ActivationSession&) {
-      incoming_ = vq::output_tensors_from_json(nlohmann::json::parse(outputs_json, nullptr, false));
-      nlohmann::json addresses = nlohmann::json::array();
-      for (const vq::HostTensor& t : incoming_) addresses.push_back(reinterpret_cast<std::uintptr_t>(t.bytes.data()));
-      return addresses.dump();
-    });
+    return with_activations([&](vq::ActivationSession&) { return prepare_outputs(outputs_json); });
   }
   CallResult activationsAcceptPrepared() {
     return with_activations([&](vq::ActivationSession& a) {
-      std::vector<vq::HostTensor> outputs = std::move(incoming_);
-      incoming_.clear();
-      a.accept(std::move(outputs));
+      a.accept(take_outputs());
       a.finish_pending();  // one thread: nothing runs meanwhile, and what the run held is freed now
       return vq::request_json(a);
     });
@@ -324,6 +350,98 @@ class Session : public ExternalFiles {
       if (a.current()) throw vq::Error(vq::ErrorCode::Usage, "the runs are not finished");
       const vq::Comparison& c = a.comparison();
       return vq::dump_report(vq::activations_report(a, {c.float_name, c.quant_name, engine}));
+    });
+  }
+
+  // ---- Sensitivity (sensitivity/sensitivity_session.h): the same bridge runs its requests.
+
+  // options_json: the inputs as for activationsStart, and {"target_sqnr_db", "split", "chosen": [entries]}.
+  CallResult sensitivityStart(const std::string& options_json) {
+    return with_comparison([&](const vq::Comparison& c) {
+      const auto options = run_options(options_json);
+      std::vector<vq::Sample> samples = samples_from(c, options);
+      vq::SensitivityOptions o;
+      o.split = options.value("split", o.split);
+      if (options.contains("target_sqnr_db")) {
+        o.target_sqnr_db = options["target_sqnr_db"].get<double>();
+        o.target_given = true;
+      }
+      if (options.contains("chosen")) {
+        o.chosen = options["chosen"].get<std::vector<std::size_t>>();
+        o.chosen_given = true;
+      }
+      o.weights_by_reference = options.value("weights_by_reference", false);
+      activations_.reset();
+      sensitivity_.reset();
+      sensitivity_ = std::make_unique<vq::SensitivitySession>(c, std::move(samples), o);
+      return sensitivity_request();
+    });
+  }
+  std::string sensitivity_request() const {
+    return vq::request_json(sensitivity_->current(), sensitivity_->feeds(), sensitivity_->runs_planned(), 1);
+  }
+  CallResult sensitivityRequest() {
+    return with_sensitivity([&](vq::SensitivitySession&) { return sensitivity_request(); });
+  }
+  emscripten::val sensitivityBytes(const std::string& what, std::size_t index) {
+    return sensitivity_ ? request_bytes(sensitivity_->current(), sensitivity_->feeds(), what, index) : request_bytes(nullptr, {}, what, index);
+  }
+  CallResult sensitivityPrepare(const std::string& outputs_json) {
+    return with_sensitivity([&](vq::SensitivitySession&) { return prepare_outputs(outputs_json); });
+  }
+  CallResult sensitivityAcceptPrepared() {
+    return with_sensitivity([&](vq::SensitivitySession& s) {
+      s.accept(take_outputs());
+      return sensitivity_request();
+    });
+  }
+  // The runtime could not load or run the current what-if model: failed with the reason, the sweep goes on.
+  CallResult sensitivityFail(const std::string& reason) {
+    return with_sensitivity([&](vq::SensitivitySession& s) {
+      s.fail(reason);
+      return sensitivity_request();
+    });
+  }
+  // Stops the sweep: what was measured is kept and reported.
+  CallResult sensitivityCancel() {
+    return with_sensitivity([&](vq::SensitivitySession& s) {
+      s.cancel();
+      return sensitivity_request();
+    });
+  }
+  // The report, byte-identical to `visualquant sensitivity --json -` run with the same engine.
+  CallResult sensitivityReport(const std::string& engine) {
+    return with_sensitivity([&](vq::SensitivitySession& s) {
+      if (s.current()) throw vq::Error(vq::ErrorCode::Usage, "the runs are not finished");
+      const vq::Comparison& c = s.comparison();
+      return vq::dump_report(vq::sensitivity_report(s, {c.float_name, c.quant_name, engine}));
+    });
+  }
+  // The quantized model with `entries_json` (a JSON array of entry numbers) kept in float,
+  // standalone: the file the user saves. Kept until the next call (mixedModelBytes views it).
+  CallResult sensitivityMixedModel(const std::string& entries_json) {
+    return with_sensitivity([&](vq::SensitivitySession& s) {
+      const auto entries = nlohmann::json::parse(entries_json, nullptr, false);
+      if (!entries.is_array()) throw vq::Error(vq::ErrorCode::Usage, "the entries must be a JSON array");
+      mixed_ = s.mixed_model(entries.get<std::vector<std::size_t>>());
+      return std::to_string(mixed_.size());
+    });
+  }
+  emscripten::val mixedModelBytes() { return view(mixed_); }
+  // The Python that tells a quantizer to keep `entries_json` in float: format "ort" | "modelopt" | "nncf".
+  CallResult exclusionSnippet(const std::string& entries_json, const std::string& format) {
+    return with_comparison([&](const vq::Comparison& c) {
+      const auto entries = nlohmann::json::parse(entries_json, nullptr, false);
+      if (!entries.is_array()) throw vq::Error(vq::ErrorCode::Usage, "the entries must be a JSON array");
+      return vq::exclusion_snippet(vq::exclusion_list(c, entries.get<std::vector<std::size_t>>()), format);
+    });
+  }
+
+  template <typename F>
+  CallResult with_sensitivity(F&& work) {
+    return with_comparison([&](const vq::Comparison&) {
+      if (!sensitivity_) throw vq::Error(vq::ErrorCode::Usage, "sensitivityStart() first");
+      return work(*sensitivity_);
     });
   }
 
@@ -372,6 +490,8 @@ class Session : public ExternalFiles {
  private:
   std::unique_ptr<vq::Comparison> comparison_;
   std::unique_ptr<vq::ActivationSession> activations_;  // reads comparison_: reset before it
+  std::unique_ptr<vq::SensitivitySession> sensitivity_;  // reads comparison_: reset before it
+  std::vector<std::uint8_t> mixed_;                      // sensitivityMixedModel's model
   std::vector<vq::HostTensor> incoming_;                // activationsPrepare's tensors, being written
   std::map<std::string, vq::ByteView> input_files_;
   vq::layout::LevelCache levels_;  // the open pair's laid-out levels: expanding a group reuses the rest
@@ -532,7 +652,18 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("activationsBytes", &Session::activationsBytes)
       .function("activationsPrepare", &Session::activationsPrepare)
       .function("activationsAcceptPrepared", &Session::activationsAcceptPrepared)
-      .function("activationsReport", &Session::activationsReport);
+      .function("activationsReport", &Session::activationsReport)
+      .function("sensitivityStart", &Session::sensitivityStart)
+      .function("sensitivityRequest", &Session::sensitivityRequest)
+      .function("sensitivityBytes", &Session::sensitivityBytes)
+      .function("sensitivityPrepare", &Session::sensitivityPrepare)
+      .function("sensitivityAcceptPrepared", &Session::sensitivityAcceptPrepared)
+      .function("sensitivityFail", &Session::sensitivityFail)
+      .function("sensitivityCancel", &Session::sensitivityCancel)
+      .function("sensitivityReport", &Session::sensitivityReport)
+      .function("sensitivityMixedModel", &Session::sensitivityMixedModel)
+      .function("mixedModelBytes", &Session::mixedModelBytes)
+      .function("exclusionSnippet", &Session::exclusionSnippet);
   emscripten::class_<ModelLayouts, emscripten::base<ExternalFiles>>("ModelLayouts")
       .constructor<>()
       .function("open", &ModelLayouts::open)

@@ -605,6 +605,13 @@ export class OpenComparison {
   startActivations(options?: ActivationOptions, inputFiles?: Record<string, Uint8Array>): ActivationRun;
   /** JSON text of the float model's inputs as declared (InspectValue[]): what input files bind to. */
   activationInputs(): string;
+  /**
+   * Starts a sensitivity sweep: each quantized entry kept in float in turn, the smallest set that
+   * reaches the target (runs made by the same bridge: runtime/web/activation_driver.mjs).
+   */
+  startSensitivity(options?: SensitivityOptions, inputFiles?: Record<string, Uint8Array>): SensitivityRun;
+  /** The Python that tells a quantizer to keep `entries` in float, each name a string literal. */
+  exclusionSnippet(entries: number[], format: 'ort' | 'modelopt' | 'nncf'): string;
   /** A copy of one side's model file as it was given, `suffix` appended (the runtime bridge loads it). */
   fileBytes(side: 'float' | 'quantized', suffix?: Uint8Array | null): Uint8Array;
   /** One side's model file as a view into wasm memory (length 0 once the core's memory has grown). */
@@ -669,6 +676,30 @@ export class ActivationRun {
   accept(outputs: { name: string; type: string; dims: readonly (number | bigint)[]; data: ArrayBufferView }[]): ActivationRequest | null;
   /** JSON text of the visualquant.activations report, byte-identical to the CLI's with the same engine label. */
   report(engine: string): string;
+}
+
+export interface SensitivityOptions {
+  inputs?: { name: string; file: string }[];
+  dims?: Record<string, number>;
+  samples?: number;
+  seed?: number;
+  /** The suggestion's goal (default 30 dB, which the report then calls the default). */
+  target_sqnr_db?: number;
+  /** Also the weights-only and activations-only variants (default true). */
+  split?: boolean;
+  /** A hand-picked set: measured, and what the exports are made of. */
+  chosen?: number[];
+  weights_by_reference?: boolean;
+}
+
+/** The runs of a sensitivity sweep: an ActivationRun's, plus failing a what-if and cancelling with results. */
+export class SensitivityRun extends ActivationRun {
+  readonly keepsWhatWasMeasured: true;
+  mayFail(request: ActivationRequest): boolean;
+  fail(reason: string): ActivationRequest | null;
+  cancel(): ActivationRequest | null;
+  /** The quantized model with `entries` kept in float, standalone (its weights in it). */
+  mixedModel(entries: number[]): Uint8Array;
 }
 
 /** Error figures of one compared tensor (or of a quantizer, or of the local run); null SQNR: no error. */
@@ -780,4 +811,68 @@ export function loadVisualQuant(options?: LoadOptions): Promise<VisualQuant>;
 export class VisualQuantInstances {
   constructor(options?: LoadOptions);
   live(): Promise<VisualQuant>;
+}
+
+/** An SQNR as the sensitivity report writes it: dB, "exact" (no error at all), or null (no signal). */
+export type SensitivityScore = number | 'exact' | null;
+
+export interface SensitivityError {
+  sqnr_db: SensitivityScore;
+  samples: number;
+  outputs: { float_output: string; quantized_output: string; sqnr_db: SensitivityScore; cosine: number | null; max_abs_error: number | null; kl_softmax_last_axis: number | null }[];
+}
+
+/** One model of the sweep: measured, or why not. */
+export interface SensitivityVariant {
+  status: 'measured' | 'failed' | 'not run';
+  reason?: string;
+  error?: SensitivityError;
+  recovery?: { sqnr_gain_db: SensitivityScore; error_removed_fraction: number | null };
+}
+
+export interface SensitivityEntry {
+  entry: number;
+  op: string;
+  kind: string;
+  float_nodes: string[];
+  quantized_nodes: string[];
+  keep_in_float: { both: SensitivityVariant; weights: SensitivityVariant; activations: SensitivityVariant };
+}
+
+/** The `visualquant.sensitivity` report (version 1), as the command line writes it. */
+export interface SensitivityReport {
+  report: 'visualquant.sensitivity';
+  version: number;
+  float_model: string;
+  quantized_model: string;
+  inputs: { synthetic: boolean; note: string; samples: string[] };
+  runtime: { engine: string; graph_optimization: string; runs: number };
+  score: string;
+  cancelled: boolean;
+  note?: string;
+  baseline: SensitivityVariant;
+  all_in_float: SensitivityVariant & { entries_kept: number; entries_not_kept: number; float_ops_missing: string[] };
+  entries: SensitivityEntry[];
+  ranking: number[];
+  suggestion: {
+    target: { sqnr_db: number; set_by: 'the user' | 'default' };
+    method: string;
+    steps: { entry: number; near_ties: number[]; predicted_sqnr_db: SensitivityScore; kept: boolean; measured_sqnr_db?: SensitivityScore; measured?: { status: string; reason?: string } }[];
+    done: boolean;
+    reached: boolean;
+    set: number[];
+    final: SensitivityError | null;
+    final_predicted_sqnr_db?: SensitivityScore;
+    best_reached_sqnr_db?: SensitivityScore;
+    why_not_reached?: string;
+  };
+  chosen?: SensitivityVariant & { set: number[] };
+  exports: {
+    set: number[];
+    set_from: 'chosen' | 'suggestion';
+    onnxruntime: { argument: string; nodes_to_exclude: string[] };
+    modelopt: { argument: string; nodes_to_exclude: string[] };
+    nncf: { argument: string; names: string[] };
+    unnamed_entries: number[];
+  };
 }

@@ -462,6 +462,25 @@ export class OpenComparison {
     return new ActivationRun(this, JSON.parse(request));
   }
 
+  /**
+   * Starts a sensitivity sweep (sensitivity/sensitivity_session.h): returns a SensitivityRun, which
+   * hands out its runs as an ActivationRun does. options: the inputs as for startActivations, and
+   * {target_sqnr_db, split, chosen: [entries], weights_by_reference}.
+   */
+  startSensitivity(options = {}, inputFiles = {}) {
+    const request = this.ask((s) => {
+      const toHeap = this.core.heapWriter(this.held);
+      for (const [name, data] of Object.entries(inputFiles)) unwrap(s.addInputFile(name, toHeap(data), data.byteLength));
+      return s.sensitivityStart(JSON.stringify(options));
+    });
+    return new SensitivityRun(this, JSON.parse(request));
+  }
+
+  /** The Python that tells a quantizer ("ort", "modelopt", "nncf") to keep `entries` in float. */
+  exclusionSnippet(entries, format) {
+    return this.ask((s) => s.exclusionSnippet(JSON.stringify(entries), format));
+  }
+
   /** Frees both models. On a failed instance it only lets go of them: that memory is gone with the instance. */
   close() {
     const { session, held } = this;
@@ -485,14 +504,24 @@ export class OpenComparison {
  * `feed(i)` for each feed and give accept() the fetched tensors.
  */
 export class ActivationRun {
-  constructor(comparison, request) {
+  constructor(comparison, request, prefix = 'activations') {
     this.comparison = comparison;
+    this.prefix = prefix;  // the core's methods of this kind of run: activationsBytes, sensitivityBytes, ...
     this.request = request.done ? null : request;
+  }
+
+  call(method, ...args) {
+    return (s) => s[`${this.prefix}${method}`](...args);
+  }
+  next(json) {
+    const request = JSON.parse(json);
+    this.request = request.done ? null : request;
+    return this.request;
   }
 
   // A copy of the current request's bytes out of wasm memory.
   bytes(what, index = 0) {
-    return this.comparison.ask((s) => ({ ok: true, json: s.activationsBytes(what, index).slice() }));
+    return this.comparison.ask((s) => ({ ok: true, json: this.call('Bytes', what, index)(s).slice() }));
   }
   suffix() { return this.bytes('suffix'); }
   model() { return this.bytes('model'); }
@@ -501,7 +530,7 @@ export class ActivationRun {
    * Feed `i` as a view into wasm memory, not a copy: for an engine that copies its inputs into a
    * heap of its own at the start of a run (onnxruntime-web). Valid until the core's next call.
    */
-  feedView(i) { return this.comparison.ask((s) => ({ ok: true, json: s.activationsBytes('feed', i) })); }
+  feedView(i) { return this.comparison.ask((s) => ({ ok: true, json: this.call('Bytes', 'feed', i)(s) })); }
 
   /** outputs: [{name, type, dims, data}] (data: a typed array or Uint8Array of the raw bytes). */
   accept(outputs) {
@@ -509,20 +538,40 @@ export class ActivationRun {
     // The core makes each output's tensor and the bytes are written straight into it: one copy in
     // wasm memory, not a staging buffer and then the tensor.
     const list = outputs.map((o) => ({ name: o.name, type: o.type, dims: o.dims.map(Number), bytes: o.data.byteLength }));
-    const addresses = JSON.parse(this.comparison.ask((s) => s.activationsPrepare(JSON.stringify(list))));
-    const next = this.comparison.ask((s) => {
+    const addresses = JSON.parse(this.comparison.ask(this.call('Prepare', JSON.stringify(list))));
+    return this.next(this.comparison.ask((s) => {
       const heap = core.module.HEAPU8;  // after the allocations: the memory may have grown
       outputs.forEach((o, i) => heap.set(new Uint8Array(o.data.buffer, o.data.byteOffset, o.data.byteLength), addresses[i]));
-      return s.activationsAcceptPrepared();
-    });
-    const request = JSON.parse(next);
-    this.request = request.done ? null : request;
-    return this.request;
+      return this.call('AcceptPrepared')(s);
+    }));
   }
 
-  /** The report (JSON text), byte-identical to `visualquant activations --json -` with the same engine label. */
+  /** The report (JSON text), byte-identical to the command line's --json - with the same engine label. */
   report(engine) {
-    return this.comparison.ask((s) => s.activationsReport(engine));
+    return this.comparison.ask(this.call('Report', engine));
+  }
+}
+
+/**
+ * The runs of one sensitivity sweep: an ActivationRun's, plus what a sweep may do besides. A what-if
+ * model the engine cannot load or run is failed (fail: the sweep goes on, the entry is listed as
+ * failed with the reason); cancel() ends the sweep keeping what was measured (then report()).
+ */
+export class SensitivityRun extends ActivationRun {
+  constructor(comparison, request) {
+    super(comparison, request, 'sensitivity');
+    this.keepsWhatWasMeasured = true;
+  }
+
+  /** Whether a run of this request may fail without ending the sweep (a what-if model's). */
+  mayFail(request) { return request.model_id !== 'float' && request.model_id !== 'quantized'; }
+  fail(reason) { return this.next(this.comparison.ask(this.call('Fail', reason))); }
+  cancel() { return this.next(this.comparison.ask(this.call('Cancel'))); }
+
+  /** The quantized model with `entries` kept in float, standalone: a copy of its bytes. */
+  mixedModel(entries) {
+    this.comparison.ask(this.call('MixedModel', JSON.stringify(entries)));
+    return this.comparison.ask((s) => ({ ok: true, json: s.mixedModelBytes().slice() }));
   }
 }
 

@@ -5,20 +5,23 @@
 namespace vq {
 
 std::string request_json(const ActivationSession& session) {
-  const RunRequest* r = session.current();
+  return request_json(session.current(), session.feeds(), session.runs_total(), session.chunks());
+}
+
+std::string request_json(const RunRequest* r, const std::vector<RunFeed>& run_feeds, std::size_t runs_total, std::size_t chunks) {
   if (!r) return R"({"done":true})";
   nlohmann::json feeds = nlohmann::json::array();
-  for (const RunFeed& t : session.feeds())
+  for (const RunFeed& t : run_feeds)
     feeds.push_back({{"name", t.name}, {"type", t.type->name}, {"dims", t.dims}, {"bytes", t.bytes.size}});
   const char* kinds[] = {"untapped", "tapped", "local"};
   const nlohmann::json j = {{"done", false},
                             {"index", r->index},
-                            {"runs_total", session.runs_total()},
+                            {"runs_total", runs_total},
                             {"side", side_name(r->side)},
                             {"kind", kinds[static_cast<int>(r->kind)]},
                             {"sample", r->sample},
                             {"chunk", r->chunk},
-                            {"chunks", session.chunks()},
+                            {"chunks", chunks},
                             {"model_id", r->model_id},
                             {"model_label", r->model_label},
                             {"new_model", r->new_model},

@@ -26,6 +26,8 @@
 namespace vq {
 
 std::string request_json(const ActivationSession& session);
+// The same for any session that hands out RunRequests (the sensitivity sweep's: one chunk, untapped).
+std::string request_json(const RunRequest* request, const std::vector<RunFeed>& feeds, std::size_t runs_total, std::size_t chunks);
 
 // Throws Error(RuntimeFailure) for an entry that is not a tensor the buffer holds.
 // The runtime's outputs (outputs: above, without offsets) as tensors sized but not filled: the

@@ -15,7 +15,7 @@ export interface OrtEngine {
   Tensor: new (type: string, data: ArrayBufferView, dims: readonly number[]) => any;
 }
 
-/** Runs every request of `run` with the engine and returns the report text (visualquant.activations). */
+/** Runs every request of `run` with the engine and returns the report text (visualquant.activations, or visualquant.sensitivity for a SensitivityRun, whose failed what-ifs are listed and whose cancel keeps what was measured). */
 export function runActivations(run: ActivationRun, options: {
   ort: OrtEngine;
   engine: string;

@@ -71,7 +71,8 @@ function join(a, b) {
 }
 
 /**
- * Runs every request of `run` and returns the report text.
+ * Runs every request of `run` (an ActivationRun, or a SensitivityRun: its what-if models may fail
+ * without ending it, and a cancel keeps what it measured) and returns the report text.
  * ort: the engine module (InferenceSession, Tensor); engine: its label for the report (engineLabel);
  * floatBytes / quantBytes: the two model files' bytes, when the caller has them (otherwise each
  * session takes a copy of the core's: run.comparison.fileBytes); onProgress(request): before each
@@ -98,9 +99,29 @@ export async function runActivations(run, { ort, engine, floatBytes, quantBytes,
   try {
     while (run.request) {
       await yieldToEvents();
-      if (signal?.aborted) throw new ActivationsCancelled();
+      if (signal?.aborted) {
+        // A sweep keeps what it measured (its report says it was cancelled); a comparison has nothing to show.
+        if (!run.keepsWhatWasMeasured) throw new ActivationsCancelled();
+        run.cancel();
+        break;
+      }
       const r = run.request;
       onProgress?.(r);
+      try {
+        await runOne(r);
+      } catch (e) {
+        // A what-if model of a sweep that the engine rejects is that entry's failure, not the sweep's.
+        if (e?.code !== 'runtime_failure' || !run.mayFail?.(r)) throw e;
+        await release(r.model_id);
+        run.fail(e.message);
+      }
+    }
+  } finally {
+    for (const id of [...sessions.keys()]) await release(id);
+  }
+  return run.report(engine);
+
+  async function runOne(r) {
       if (r.new_model) {
         await release(r.model_id);
         const bytes = r.model_bytes ? join(run.model(), run.suffix()) : fileWith(r.side, run.suffix());
@@ -156,9 +177,5 @@ export async function runActivations(run, { ort, engine, floatBytes, quantBytes,
       run.accept(outputs);
       for (const name of r.fetches) results[name].dispose?.();
       if (r.last_use) await release(r.model_id);
-    }
-  } finally {
-    for (const id of [...sessions.keys()]) await release(id);
   }
-  return run.report(engine);
 }
