@@ -370,6 +370,7 @@ class Session : public ExternalFiles {
         o.chosen = options["chosen"].get<std::vector<std::size_t>>();
         o.chosen_given = true;
       }
+      o.only_chosen = options.value("only_chosen", false);
       o.weights_by_reference = options.value("weights_by_reference", false);
       activations_.reset();
       sensitivity_.reset();

@@ -7,7 +7,7 @@ export type VisualQuantErrorCode =
   | 'external_range_out_of_file' | 'graph_cycle' | 'dangling_input' | 'duplicate_value_name'
   | 'unknown_element_type' | 'wrong_data_field' | 'invalid_quant_params' | 'recursive_function'
   | 'function_nesting_too_deep' | 'field_too_large' | 'invalid_input_file' | 'input_mismatch'
-  | 'unset_dimension' | 'runtime_failure' | 'out_of_memory' | 'not_found';
+  | 'unset_dimension' | 'runtime_failure' | 'cannot_keep_in_float' | 'out_of_memory' | 'not_found';
 
 export class VisualQuantError extends Error {
   readonly code: VisualQuantErrorCode;
@@ -689,6 +689,8 @@ export interface SensitivityOptions {
   split?: boolean;
   /** A hand-picked set: measured, and what the exports are made of. */
   chosen?: number[];
+  /** Measure the chosen set alone: no sweep, no suggestion. */
+  only_chosen?: boolean;
   weights_by_reference?: boolean;
 }
 

@@ -56,6 +56,10 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
         o.session.chosen.push_back(n);
         start = comma + 1;
       }
+    } else if (a == "--measure") {
+      // "chosen": measure the --keep set alone (no sweep, no suggestion); "all" (default): the sweep too.
+      if (v != "chosen" && v != "all") return "--measure is all (the sweep, the suggestion and a --keep set) or chosen (the --keep set alone)";
+      o.session.only_chosen = v == "chosen";
     } else if (a == "--top") {
       if (!parse_number(v, n)) return "--top needs a number";
       o.top = n;
@@ -74,6 +78,7 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
   }
   if (o.models.size() != 2) return "sensitivity needs two models: FLOAT QUANT";
   if (o.out_path == "-") return "--out needs a file name (the model is not written to stdout)";
+  if (o.session.only_chosen && !o.session.chosen_given) return "--measure chosen needs the set: --keep ENTRIES";
   return check_run_inputs(o.run);
 }
 

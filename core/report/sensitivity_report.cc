@@ -105,7 +105,8 @@ json sensitivity_report(const SensitivitySession& session, const SensitivityRepo
   report["score"] = "the lowest SQNR (dB) over the model outputs, each pooled over the samples, against the float model's outputs";
   report["cancelled"] = session.cancelled();
   report["baseline"] = variant_json(session, session.quantized_variant());
-  json all = variant_json(session, session.all_float_variant());
+  json all = session.all_float_variant() >= 0 ? variant_json(session, session.all_float_variant())
+                                              : json{{"status", "not run"}, {"reason", "only the chosen set was measured"}};
   all["entries_kept"] = session.all_float_entries().size();
   // Why it may not be the float model again: float ops the quantized model has no counterpart for
   // (a BatchNormalization it dropped), which no entry kept in float brings back, and entries that
@@ -118,7 +119,7 @@ json sensitivity_report(const SensitivitySession& session, const SensitivityRepo
       for (NodeId n : m.float_nodes)
         if (c.float_graph.fold[n] == Fold::None && c.float_model.nodes[n].graph == 0 && !passes_through(c.float_model.nodes[n]))
           missing.push_back(c.float_model.nodes[n].id);
-    if (!m.float_nodes.empty() && !m.quant_nodes.empty() &&
+    if (session.all_float_variant() >= 0 && !m.float_nodes.empty() && !m.quant_nodes.empty() &&
         std::find(session.all_float_entries().begin(), session.all_float_entries().end(), e) == session.all_float_entries().end())
       ++not_kept;
   }
@@ -145,7 +146,7 @@ json sensitivity_report(const SensitivitySession& session, const SensitivityRepo
     entries.push_back(j);
   }
   report["entries"] = entries;
-  if (entries.empty()) report["note"] = "the quantized model has no quantized entry to keep in float";
+  if (entries.empty() && !session.options().only_chosen) report["note"] = "the quantized model has no quantized entry to keep in float";
   std::vector<const SweptEntry*> ranked;
   for (const SweptEntry& s : session.entries())
     if (s.variant[0] >= 0 && session.variants()[s.variant[0]].measured) ranked.push_back(&s);
@@ -180,7 +181,9 @@ json sensitivity_report(const SensitivitySession& session, const SensitivityRepo
     if (st.kept) final_step = &st;
   suggestion["final"] = final_step ? error_json(session, session.variants()[final_step->variant].error) : json(nullptr);
   suggestion["final_predicted_sqnr_db"] = final_step ? score_json(final_step->predicted_db) : json(nullptr);
-  if (!session.target_reached() && session.suggestion_done()) {
+  if (session.options().only_chosen) {
+    suggestion["why_not_reached"] = "not run: only the chosen set was measured";
+  } else if (!session.target_reached() && session.suggestion_done()) {
     std::optional<double> best;
     for (const SuggestionStep& st : session.steps()) {
       const auto s = session.variants()[st.variant].measured ? score(session.variants()[st.variant].error) : std::nullopt;
@@ -223,6 +226,11 @@ std::string sensitivity_text(const json& report, std::size_t top) {
   out += "score:     " + report["score"].get<std::string>() + "\n\n";
   out += "quantized model:            " + sqnr_of(report["baseline"]) + "\n";
   const json& all = report["all_in_float"];
+  if (all.value("status", "") == "not run") {
+    out += "the sweep:                  not run (only the chosen set was measured)\n";
+    if (report.contains("chosen")) out += "the chosen set (" + std::to_string(report["chosen"]["set"].size()) + " entries): " + sqnr_of(report["chosen"]) + "\n";
+    return out;
+  }
   out += "entries kept in float:      " + sqnr_of(all) + " (all " + std::to_string(all["entries_kept"].get<std::size_t>()) +
          " that can be; the float model is exact)\n";
   if (all["entries_not_kept"].get<std::size_t>())

@@ -10,6 +10,8 @@
 //   "suggestion": the target, each greedy step (entry added, near-ties, predicted and measured
 //   SQNR), whether the target was reached, the final set and its measured error;
 //   "exports": the final set as ONNX Runtime, ModelOpt and NNCF exclusion lists.
+// With only the chosen set measured (the page's "measure these together"), "entries" is empty,
+// "all_in_float" not run and the suggestion says it was not run.
 // Scores are the lowest SQNR over the model's outputs. Synthetic inputs are said so.
 #pragma once
 

@@ -60,11 +60,14 @@ SensitivitySession::SensitivitySession(const Comparison& c, std::vector<Sample> 
   // Every entry that can be kept in float, for the all-in-float check; those that cannot together
   // (one refused in the company of the others) are left out one by one.
   const auto& all = c.alignment.entries;
-  for (std::size_t e = 0; e < all.size(); ++e)
-    if (!all[e].float_nodes.empty() && !all[e].quant_nodes.empty() && keep_.refusal(e, KeptPart::Both).empty()) all_float_.push_back(e);
-  SweepVariant everything = variant("keep/all", "the quantized model with every entry kept in float");
-  everything.entries = all_float_;
-  all_float_variant_ = add_variant(std::move(everything));
+  if (options_.only_chosen && !options_.chosen_given) throw Error(ErrorCode::Usage, "only the chosen set is to be measured, but none is chosen");
+  if (!options_.only_chosen) {
+    for (std::size_t e = 0; e < all.size(); ++e)
+      if (!all[e].float_nodes.empty() && !all[e].quant_nodes.empty() && keep_.refusal(e, KeptPart::Both).empty()) all_float_.push_back(e);
+    SweepVariant everything = variant("keep/all", "the quantized model with every entry kept in float");
+    everything.entries = all_float_;
+    all_float_variant_ = add_variant(std::move(everything));
+  }
 
   if (!options_.chosen.empty() || options_.chosen_given) {
     for (std::size_t e : options_.chosen)
@@ -75,7 +78,7 @@ SensitivitySession::SensitivitySession(const Comparison& c, std::vector<Sample> 
     chosen.entries.erase(std::unique(chosen.entries.begin(), chosen.entries.end()), chosen.entries.end());
     chosen_variant_ = add_variant(std::move(chosen));
   }
-  for (std::size_t e = 0; e < all.size(); ++e) {
+  for (std::size_t e = 0; e < all.size() && !options_.only_chosen; ++e) {
     bool quantized = false;
     for (LogicalId id : all[e].quant_ops) quantized = quantized || c.quant_graph.ops[id].quantized;
     if (!quantized || all[e].float_nodes.empty()) continue;
@@ -258,6 +261,10 @@ std::optional<double> SensitivitySession::predicted(const std::vector<std::size_
 
 void SensitivitySession::next_suggestion_step() {
   if (suggestion_done_) return;
+  if (options_.only_chosen) {
+    suggestion_done_ = true;
+    return;
+  }
   if (steps_.empty()) {
     ranked_.clear();
     for (const SweptEntry& s : entries_)

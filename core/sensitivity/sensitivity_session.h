@@ -39,6 +39,7 @@ struct SensitivityOptions {
   // made of instead of the suggestion (empty: none).
   std::vector<std::size_t> chosen;
   bool chosen_given = false;            // --keep none: the empty set, measured (the quantized model again)
+  bool only_chosen = false;             // measure the chosen set alone: no sweep, no suggestion
   bool weights_by_reference = false;    // as ActivationOptions: models name their files as their weights
   std::string weights_file_names[2] = {"visualquant-float.weights", "visualquant-quantized.weights"};
 };

@@ -285,6 +285,38 @@ test('Save the CSV Layer Table… writes the layer table into the workspace: eve
   });
 });
 
+test('the Sensitivity tab runs the sweep in the extension host and saves the mixed-precision model through the dialog, into the workspace', async () => {
+  const frame = await showTab(page, page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).first(),
+    () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'));
+  await frame.click('#tab-sensitivity');
+  await frame.waitForFunction(() => /seeded synthetic inputs/.test(document.querySelector('[data-field="sensitivity-inputs"]')?.textContent ?? ''));
+  await frame.fill('#sensitivity-target', '45');
+  await frame.click('#sensitivity-run');
+  await frame.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#sensitivity-status')?.dataset.state ?? ''), null, { timeout: 180000 });
+  const status = await frame.textContent('#sensitivity-status');
+  assert.equal(await frame.$eval('#sensitivity-status', (e) => e.dataset.state), 'done', status);
+  const [f, q] = [path.join(home.workspace, 'cnn/float.onnx'), path.join(home.workspace, 'cnn/quant.onnx')];
+  const r = spawnSync(cli, ['sensitivity', f, q, '--engine', 'web', '--target-sqnr', '45', '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  const want = JSON.parse(r.stdout);
+  const rows = await frame.$$eval('#sensitivity-table tbody tr', (trs) => trs.map((tr) => Number(tr.dataset.entry)));
+  assert.deepEqual(rows.slice(0, want.ranking.length), want.ranking);
+  assert.match(await frame.textContent('#sensitivity-summary [data-field="synthetic"]'), /directional only/);
+  assert.match(await frame.textContent('[data-field="suggestion-verdict"]'), new RegExp(`kept in float: ${want.suggestion.set.join(', ')};`));
+  await shot(page, '09b-sensitivity');
+  await frame.click('#sensitivity-save-model');
+  const input = await quickInputFocused(page, { value: 'quant-mixed\\.onnx$' });
+  assert.equal(await input.inputValue(), path.join(home.workspace, 'quant-mixed.onnx'));
+  await page.keyboard.press('Enter');
+  await saidSaved('quant-mixed.onnx');
+  const out = path.join(home.dir ?? path.dirname(home.workspace), 'cli-mixed.onnx');
+  const made = spawnSync(cli, ['sensitivity', f, q, '--engine', 'web', '--keep', want.exports.set.join(','), '--measure', 'chosen', '--out', out], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  assert.deepEqual(readFileSync(path.join(home.workspace, 'quant-mixed.onnx')), readFileSync(out));
+  assert.ok(!existsSync(path.join(home.workspace, 'cnn/quant-mixed.onnx')), 'nothing written next to the models');
+  assert.deepEqual(await violations(frame), []);
+});
+
 test('the webview\'s Graphs menu saves the whole graphs as a PNG through the same dialog, into the workspace', async () => {
   const frame = await showTab(page, page.locator('.tabs-container .tab', { hasText: 'float.onnx ↔ quant.onnx' }).first(),
     () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'));

@@ -1,13 +1,14 @@
 // The page: opens two models through a CoreConnection (here the Web Worker), draws both graphs side
 // by side, links selection, and fills the overlays, the detail panel and the layer table.
 import { ActivationPanel } from './activations/activation_panel';
+import { SensitivityPanel } from './sensitivity/sensitivity_panel';
 import { uiHost, type UiHost, type UiState } from './host';
 import { ActivationIndex } from './model/activations';
 import { Comparison, nodeGroupsOf, other, SIDES, type NodeGroups, type NodeInfo, type Side } from './model/comparison';
 import { GroupState } from './model/groups';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
-  describeError, type ActivationParams, type CompareReport, type LayoutEdge, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
+  describeError, type ActivationParams, type SensitivityParams, type CompareReport, type LayoutEdge, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
   type WeightsReport,
 } from './protocol/messages';
 import { PageExports } from './export/page_exports';
@@ -51,6 +52,9 @@ class App {
   private readonly fusions: FusionView;
   private readonly lintView: LintView;
   private readonly activations: ActivationPanel;
+  private readonly sensitivity: SensitivityPanel;
+  /** The core's id of the sensitivity sweep running, if one is. */
+  private sensitivityRequest: number | null = null;
   /** The activation comparison of the open pair: its report, indexed (kept across relayouts). */
   private activationIndex: ActivationIndex | null = null;
   /** The core's id of the activation comparison running, if one is. */
@@ -115,6 +119,17 @@ class App {
         this.refreshDetail();
       },
     });
+    this.sensitivity = new SensitivityPanel(byId('sensitivity-panel'), {
+      inputs: () => this.activations.inputChoice(),
+      run: (params, onProgress) => this.runSensitivity(params, onProgress),
+      cancel: () => {
+        if (this.sensitivityRequest !== null) this.core.cancel(this.sensitivityRequest);
+      },
+      snippet: async (entries, format) => (await this.core.request('exclusionSnippet', { entries, format }).promise).text,
+      mixedModel: (entries) => this.core.request('mixedModel', { entries }).promise,
+      select: (entry) => this.selectEntry(entry),
+    });
+    this.activations.onInputsChanged = () => this.sensitivity.refreshInputs();
     this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, id) => this.selectId(side, id));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
     this.lintView = new LintView(byId<HTMLTableElement>('lint-table'), byId('lint-count'), (f) => {
@@ -124,7 +139,7 @@ class App {
     this.fusions = new FusionView(byId<HTMLTableElement>('fusion-table'), byId('fusion-detail'), byId('fusion-count'), (f) => this.selectEntry(f.entry));
     bindTabs(byId('table-panel').querySelector('[role="tablist"]')!, (panel) => {
       byId('layer-tools').hidden = panel !== 'layers-panel';
-      byId('table-status').hidden = panel === 'activations-panel';
+      byId('table-status').hidden = panel === 'activations-panel' || panel === 'sensitivity-panel';
     });
     this.exports = new PageExports(this.core, () => this.report && {
       report: this.report, weights: this.weights, lint: this.lint, activations: this.activationIndex?.report ?? null, coreVersion: this.coreVersion, overlayTitle: OVERLAYS[this.overlay].title,
@@ -300,6 +315,7 @@ class App {
     this.hideError();
     // The models an activation comparison ran on are going: the core ends it before it opens these.
     this.activations.setInputs(null);
+    this.sensitivity.setPair(false);
     // What is on screen is no longer the pair asked for: 'ready' again once the new one is analysed.
     document.body.dataset.state = 'loading';
     this.names = { first: nameOf(sources.first), second: nameOf(sources.second) };
@@ -342,7 +358,9 @@ class App {
       byId('progress').hidden = true;
       this.running = null;
       void this.core.request('activationInputs', {}).promise.then((inputs) => {
-        if (ticket === this.opening) this.activations.setInputs(inputs);
+        if (ticket !== this.opening) return;
+        this.activations.setInputs(inputs);
+        this.sensitivity.setPair(true);
       }, (e: unknown) => this.showRestart(e, 'Reading the model inputs failed.'));
       // The weight analysis keeps the core busy for a while: asked once the graphs are on screen,
       // it does not slow the first frame down.
@@ -600,6 +618,7 @@ class App {
       this.table.select(null);
       this.fusions.showEntry(null);
       this.activations.select(null);
+      this.sensitivity.select(null);
       this.lintView.select([]);
       return;
     }
@@ -612,6 +631,7 @@ class App {
     this.table.select(info.entry);
     this.fusions.showEntry(info.entry);
     this.activations.select(info.entry);
+    this.sensitivity.select(info.entry);
     this.lintView.select(selection.quant.flatMap((i) => c.nodes.quant[i].logicalOp?.nodes ?? [c.nodes.quant[i].node.id]));
     if (reveal) this.cameras.reveal(SIDES.map((s) => selection[s]), SIDES.map((s) => (selection.primary?.side === s ? selection.primary.index : selection[s][0] ?? null)));
   }
@@ -718,6 +738,21 @@ class App {
       throw e;
     } finally {
       this.activationRequest = null;
+    }
+  }
+
+  /** Runs the sensitivity sweep of the open pair in the core (in the background, as the activation comparison). */
+  private async runSensitivity(params: SensitivityParams, onProgress: (detail: string, fraction?: number) => void): Promise<string> {
+    if (this.sensitivityRequest !== null) throw new CoreRequestError('usage', 'a sensitivity sweep is already running');
+    const request = this.core.request('sensitivity', params, { transfer: params.files.map((f) => f.bytes), onProgress: (p) => onProgress(p.detail, p.fraction) });
+    this.sensitivityRequest = request.id;
+    try {
+      return (await request.promise).text;
+    } catch (e) {
+      this.showRestart(e, 'The sensitivity sweep failed.');
+      throw e;
+    } finally {
+      this.sensitivityRequest = null;
     }
   }
 

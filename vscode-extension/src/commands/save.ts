@@ -7,6 +7,8 @@ const FILTERS: Record<string, Record<string, string[]>> = {
   'text/csv': { 'CSV table': ['csv'] },
   'text/html': { 'HTML report': ['html'] },
   'image/png': { 'PNG image': ['png'] },
+  'application/onnx': { 'ONNX model': ['onnx'] },
+  'text/x-python': { 'Python': ['py'] },
 };
 
 /** Where the dialog starts: the workspace folder of `near` (the float model), else the first one. */

@@ -121,18 +121,43 @@ export class ActivationPanel {
         ...bound.problems.map((m) => el('div', { class: 'problem', text: m }))]));
     p.run.disabled = !this.inputs || this.running || bound.problems.length > 0;
     this.clearButton.disabled = this.files.length === 0 || this.running;
+    this.onInputsChanged?.();
   }
 
   private params(files: FilePayload[]): ActivationParams {
+    return { ...this.inputParams(files), local: this.parts.local.checked };
+  }
+
+  /** The inputs chosen here (files, or synthetic samples and seed, and dims), as a run takes them. */
+  private inputParams(files: FilePayload[]): Pick<ActivationParams, 'files' | 'bindings' | 'dims' | 'samples' | 'seed'> {
     const p = this.parts;
     const dims: Record<string, number> = {};
     for (const input of p.dims.querySelectorAll<HTMLInputElement>('input[data-dim]')) dims[input.dataset.dim!] = Math.max(1, Math.floor(Number(input.value) || 1));
     const bound = bindInputFiles(this.inputs ?? [], this.files.map((f) => f.name));
     return {
-      files, bindings: bound.bindings, dims, local: p.local.checked,
+      files, bindings: bound.bindings, dims,
       ...(files.length ? {} : { samples: Math.min(64, Math.max(1, Math.floor(Number(p.samples.value) || 1))), seed: Math.max(0, Math.floor(Number(p.seed.value) || 0)) }),
     };
   }
+
+  /**
+   * The inputs chosen in this tab, for the other runs of the pair (the sensitivity sweep): what they
+   * are in words, what is wrong with them, and a way to read them as a run takes them.
+   */
+  inputChoice(): { ready: boolean; text: string; problems: string[]; read(): Promise<Pick<ActivationParams, 'files' | 'bindings' | 'dims' | 'samples' | 'seed'>> } {
+    const bound = this.inputs ? bindInputFiles(this.inputs, this.files.map((f) => f.name)) : { bindings: [], problems: [] };
+    const files = [...this.files];
+    const synthetic = `seeded synthetic inputs (${this.parts.samples.value || 1} sample(s), seed ${this.parts.seed.value || 0}): figures from them are directional only`;
+    return {
+      ready: this.inputs !== null && bound.problems.length === 0,
+      text: files.length ? `${files.length} input file${files.length === 1 ? '' : 's'}: ${files.map((f) => f.name).join(', ')}` : synthetic,
+      problems: bound.problems,
+      read: async () => this.inputParams(await Promise.all(files.map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() })))),
+    };
+  }
+
+  /** Called when the inputs change: the sensitivity tab shows which ones it will run on. */
+  onInputsChanged: (() => void) | null = null;
 
   private async run() {
     if (!this.inputs || this.running) return;

@@ -98,6 +98,33 @@ export interface CoreMethods {
    * it after the run in progress, without restarting the core. Opening other models cancels it.
    */
   activations: { params: ActivationParams; result: { text: string } };
+  /**
+   * Keeps each quantized entry of the open pair in float in turn, runs each what-if model on the
+   * same inputs, and finds the smallest set that reaches the target: the sensitivity report. In
+   * the background as `activations` is; cancelling it keeps what was measured (the report says so).
+   */
+  sensitivity: { params: SensitivityParams; result: { text: string } };
+  /** The quantized model with `entries` kept in float, standalone, as base64 (the last sweep's pair). */
+  mixedModel: { params: { entries: number[] }; result: { base64: string; bytes: number } };
+  /** The Python that tells a quantizer to keep `entries` in float. */
+  exclusionSnippet: { params: { entries: number[]; format: 'ort' | 'modelopt' | 'nncf' }; result: { text: string } };
+}
+
+/** What a sensitivity sweep is asked with: the inputs as for activations, and the command line's flags. */
+export interface SensitivityParams {
+  files: FilePayload[];
+  bindings: { name: string; file: string }[];
+  dims?: Record<string, number>;
+  samples?: number;
+  seed?: number;
+  /** --target-sqnr (default 30 dB, which the report then calls the default). */
+  targetSqnrDb?: number;
+  /** --split: also the weights-only and activations-only variants (default true). */
+  split?: boolean;
+  /** --keep: a hand-picked set, measured and exported instead of the suggestion. */
+  chosen?: number[];
+  /** --measure chosen: the hand-picked set alone, no sweep. */
+  onlyChosen?: boolean;
 }
 
 /** What an activation comparison is asked with (the command line's flags). */
@@ -125,7 +152,7 @@ export interface ActivationParams {
  * Requests the core runs in the background: between their steps it answers the others, so the
  * oldest request pending is not necessarily the one running, and a cancel ends them cooperatively.
  */
-export const BACKGROUND: ReadonlySet<Method> = new Set<Method>(['activations']);
+export const BACKGROUND: ReadonlySet<Method> = new Set<Method>(['activations', 'sensitivity']);
 
 export type Method = keyof CoreMethods;
 export type Params<M extends Method> = CoreMethods[M]['params'];
@@ -159,7 +186,7 @@ export interface CancelMessage {
 export type ToCore = RequestMessage | CancelMessage;
 
 // ---- core -> UI ----------------------------------------------------------------------------------
-export type ProgressStage = 'starting' | 'reading' | 'loading' | 'aligning' | 'layout' | 'weights' | 'lint' | 'activations';
+export type ProgressStage = 'starting' | 'reading' | 'loading' | 'aligning' | 'layout' | 'weights' | 'lint' | 'activations' | 'sensitivity';
 export interface ProgressMessage {
   type: 'progress';
   id: number;
@@ -220,6 +247,7 @@ export const ERROR_WORDS: Record<string, string> = {
   input_mismatch: "the input files do not fit the model's inputs",
   unset_dimension: 'an input dimension is symbolic and needs a value',
   runtime_failure: 'ONNX Runtime could not load or run a model',
+  cannot_keep_in_float: 'the entries asked for cannot be kept in float',
   out_of_memory: 'the browser ran out of memory for the models',
   not_found: 'no such node',
   no_open_pair: 'no models are open',

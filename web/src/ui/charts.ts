@@ -24,6 +24,8 @@ export function chart(uPlot: UPlot, host: HTMLElement, c: Palette, spec: {
   xValue?: (v: number | null) => string;
   /** Drawn over the plot after each redraw (marks, bounds), in uPlot's canvas context. */
   draw?: (u: InstanceType<UPlot>) => void;
+  /** x values are positions (ranks): ticks only at whole numbers, and a margin of half a slot each side. */
+  xIntegers?: boolean;
 }): InstanceType<UPlot> {
   const figure = el('figure', { class: 'chart', attrs: { 'data-chart': spec.name } }, el('figcaption', { text: spec.caption }));
   host.append(figure);
@@ -32,8 +34,10 @@ export function chart(uPlot: UPlot, host: HTMLElement, c: Palette, spec: {
   return new uPlot({
     width: Math.max(Math.floor(host.getBoundingClientRect().width) - 4, 240),
     height: spec.height,
-    scales: { x: { time: false }, ...(spec.fromZero ? { y: { range: (_u: unknown, _min: number, max: number) => [0, max * 1.05 || 1] as [number, number] } } : {}) },
-    axes: [{ ...axis, label: spec.xLabel }, { ...axis, label: spec.yLabel, size: 52 }],
+    scales: { x: { time: false, ...(spec.xIntegers ? { range: (_u: unknown, min: number, max: number) => [min - 0.5, max + 0.5] as [number, number] } : {}) },
+      ...(spec.fromZero ? { y: { range: (_u: unknown, _min: number, max: number) => [0, max * 1.05 || 1] as [number, number] } } : {}) },
+    axes: [{ ...axis, label: spec.xLabel, ...(spec.xIntegers ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] } : {}) },
+      { ...axis, label: spec.yLabel, size: 52 }],
     cursor: { drag: { x: false, y: false } },
     ...(spec.draw ? { hooks: { draw: [spec.draw] } } : {}),
     series: [{ label: spec.xLabel, value: (_u: unknown, v: number | null) => (spec.xValue ?? fmt)(v) }, ...spec.series.map(({ data: _data, ...s }) => ({ points: { show: false }, ...s }))],

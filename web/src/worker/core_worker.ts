@@ -17,6 +17,7 @@ import {
   type Result, type ToCore,
 } from '../protocol/messages';
 import { runActivationJob } from './activation_job';
+import { mixedModelOf, runSensitivityJob } from './sensitivity_job';
 import { LiveCore } from './live_core';
 import { resetOrt } from './ort_engine';
 import { warmUpUntilRequested } from './warm_up';
@@ -264,6 +265,20 @@ const handlers: { [M in Method]: Handler<M> } = {
     const text = await runActivationJob(requirePair().comparison, params, signal, (detail, fraction) => progress(id, 'activations', detail, fraction));
     return JSON.stringify({ text });  // kept as written: the page saves these bytes
   },
+  async sensitivity(params, id, signal) {
+    const text = await runSensitivityJob(requirePair().comparison, params, signal, (detail, fraction) => progress(id, 'sensitivity', detail, fraction));
+    return JSON.stringify({ text });
+  },
+  mixedModel({ entries }) {
+    const bytes = mixedModelOf(requirePair().comparison, entries);
+    // As base64 in the JSON result: the one text copy the protocol carries (and what a VS Code save takes).
+    let binary = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return JSON.stringify({ base64: btoa(binary), bytes: bytes.length });
+  },
+  exclusionSnippet({ entries, format }) {
+    return JSON.stringify({ text: requirePair().comparison.exclusionSnippet(entries, format) });
+  },
 };
 
 async function run(message: RequestMessage, signal: AbortSignal = new AbortController().signal) {
@@ -287,7 +302,7 @@ async function run(message: RequestMessage, signal: AbortSignal = new AbortContr
 /** Starts a background request: drain goes on with the others meanwhile. */
 function startBackground(message: RequestMessage) {
   if (background) {
-    post({ type: 'error', id: message.id, error: { code: 'usage', message: 'an activation comparison is already running: cancel it first' } });
+    post({ type: 'error', id: message.id, error: { code: 'usage', message: 'an activation comparison or a sensitivity sweep is already running: cancel it first' } });
     return;
   }
   const abort = new AbortController();

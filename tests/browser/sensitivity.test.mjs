@@ -1,0 +1,107 @@
+// The Sensitivity tab in Chromium, as a user meets it: the sweep runs in the page (onnxruntime-web in
+// the core's worker, under the page's CSP) on the inputs chosen in the Activations tab, labelled
+// synthetic when they are. The report the page saves is byte for byte the command line's with
+// `--engine web`; the chart, the table (best recovery first) and the suggestion show it; a row
+// selects the entry's ops in both graphs; the exclusion lists are the core's Python; the mixed model
+// saved is the command line's `--out` byte for byte; entries picked by hand are measured together.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { assertClean, cli, openFixturePair, pairsDir, root, screenshot, selectedIds, useBrowser } from './harness.mjs';
+
+const PAIR = 'torch_eager_ptq_cnn';
+const floatPath = path.join(pairsDir, PAIR, 'float.onnx');
+const quantPath = path.join(pairsDir, PAIR, 'quant.onnx');
+const env = useBrowser();
+let dir;
+
+before(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'vq-sens-page-'));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function cliRun(args) {
+  const r = spawnSync(cli, ['sensitivity', floatPath, quantPath, '--engine', 'web', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+}
+
+async function runAndWait(page, button = '#sensitivity-run') {
+  await page.click(button);
+  await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#sensitivity-status')?.dataset.state ?? ''), null, { timeout: 180000 });
+  return page.$eval('#sensitivity-status', (e) => ({ state: e.dataset.state, text: e.textContent }));
+}
+
+test('the sweep in the page: the command line\'s report, chart, table, suggestion, exports and the mixed model', async () => {
+  const page = await openFixturePair(env, PAIR);
+  await page.click('#tab-sensitivity');
+  await page.waitForFunction(() => /Runs on the inputs chosen in the Activations tab: seeded synthetic inputs/.test(document.querySelector('[data-field="sensitivity-inputs"]')?.textContent ?? ''));
+  await page.fill('#sensitivity-target', '45');
+  const status = await runAndWait(page);
+  assert.equal(status.state, 'done', status.text);
+  assert.match(status.text, /onnxruntime-web 1\.30\.0 \(wasm, 1 thread\), graph optimisation disabled/);
+  const [json] = await Promise.all([page.waitForEvent('download'), page.click('#sensitivity-json')]);
+  const text = readFileSync(await json.path(), 'utf8');
+  assert.equal(text, cliRun(['--target-sqnr', '45', '--json', '-']), 'the page\'s report is the CLI\'s with --engine web');
+  const report = JSON.parse(text);
+  assert.match(await page.textContent('#sensitivity-summary [data-field="synthetic"]'), /Synthetic inputs .* directional only/);
+  assert.match(await page.textContent('[data-field="all-in-float"]'), /exact \(no error\)/);
+
+  // The table: best recovery first, as the report ranks them; the chart drawn.
+  const rows = await page.$$eval('#sensitivity-table tbody tr', (trs) => trs.map((tr) => Number(tr.dataset.entry)));
+  assert.deepEqual(rows.slice(0, report.ranking.length), report.ranking);
+  await page.waitForSelector('[data-field="sensitivity-chart"][data-loaded="true"] canvas');
+  assert.match(await page.textContent('[data-field="suggestion-verdict"]'), /^Reached with \d+ entr(y|ies) kept in float/);
+
+  // A row selects that entry's ops in both graphs.
+  const best = report.entries.find((e) => e.entry === report.ranking[0]);
+  await page.click(`#sensitivity-table tbody tr[data-entry="${best.entry}"] td:nth-child(3)`);
+  const floatSelected = await selectedIds(page, 'float');
+  assert.ok(best.float_nodes.some((n) => floatSelected.includes(n)), `${JSON.stringify(floatSelected)} vs ${JSON.stringify(best.float_nodes)}`);
+  assert.ok((await selectedIds(page, 'quant')).length > 0);
+
+  // The exclusion list: the core's Python for the suggested set.
+  await page.click('#sensitivity-exports button[data-format="ort"]');
+  await page.waitForFunction(() => document.querySelector('#sensitivity-snippet')?.dataset.format === 'ort');
+  const snippet = await page.textContent('#sensitivity-snippet');
+  const cliSnippet = cliRun(['--target-sqnr', '45', '--exclude-format', 'ort']);
+  assert.ok(cliSnippet.includes(snippet.trim()), snippet);
+  for (const name of report.exports.onnxruntime.nodes_to_exclude) assert.ok(snippet.includes(`'${name}'`), name);
+
+  // The mixed-precision model: the command line's --out, byte for byte.
+  const [model] = await Promise.all([page.waitForEvent('download'), page.click('#sensitivity-save-model')]);
+  assert.equal(model.suggestedFilename(), 'quant-mixed.onnx');
+  const out = path.join(dir, 'mixed.onnx');
+  cliRun(['--keep', report.exports.set.join(','), '--measure', 'chosen', '--out', out]);
+  assert.deepEqual(readFileSync(await model.path()), readFileSync(out));
+  await screenshot(page, 'sensitivity');
+  await page.$eval('#sensitivity-panel', (e) => { e.scrollTop = 0; });
+  await screenshot(page, 'sensitivity-top');
+  await (await page.$('[data-field="sensitivity-chart"]')).screenshot({ path: path.join(root, 'tests/out/browser/sensitivity-chart.png') });
+
+  // Two entries picked by hand, measured together: the command line's figure for that set.
+  const picked = report.ranking.slice(0, 2).sort((a, b) => a - b);
+  for (const e of picked) await page.check(`#sensitivity-table input[data-entry="${e}"]`);
+  await runAndWait(page, '#sensitivity-measure-picked');
+  const chosen = JSON.parse(cliRun(['--keep', picked.join(','), '--measure', 'chosen', '--json', '-'])).chosen;
+  const shown = await page.textContent('[data-field="picked-result"]');
+  const db = typeof chosen.error.sqnr_db === 'number' ? `${chosen.error.sqnr_db.toFixed(2)} dB` : 'exact (no error)';
+  assert.ok(shown.includes(`output SQNR ${db}`), `${shown} vs ${db}`);
+  await assertClean(page);
+});
+
+test('cancelled, the sweep shows what it measured', async () => {
+  const page = await openFixturePair(env, 'torch_transformer_ptq');
+  await page.click('#tab-sensitivity');
+  await page.waitForFunction(() => !document.querySelector('#sensitivity-run')?.disabled);
+  await page.click('#sensitivity-run');
+  await page.waitForFunction(() => /run (1[0-9]|[2-9][0-9]) of/.test(document.querySelector('#sensitivity-status')?.textContent ?? ''), null, { timeout: 120000 });
+  await page.click('#sensitivity-cancel');
+  await page.waitForFunction(() => document.querySelector('#sensitivity-status')?.dataset.state === 'done', null, { timeout: 60000 });
+  assert.match(await page.textContent('#sensitivity-status'), /^Cancelled after \d+ runs: what was measured is below\./);
+  assert.match(await page.textContent('#sensitivity-table'), /not run/);
+  await assertClean(page);
+});
