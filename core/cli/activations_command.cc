@@ -22,19 +22,9 @@ struct Options {
 
 // "" when fine, else the usage message.
 std::string parse(const std::vector<std::string>& args, Options& o) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a.empty() || a[0] != '-') {
-      o.models.push_back(a);
-      continue;
-    }
-    if (i + 1 == args.size()) return a + " needs a value";
-    const std::string& v = args[++i];
+  const std::string why = parse_run_command(args, o.models, o.run, [&](const std::string& a, const std::string& v) -> std::string {
     std::uint64_t n = 0;
-    std::string why;
-    if (parse_run_input(a, v, o.run, why)) {
-      if (!why.empty()) return why;
-    } else if (a == "--tap-budget") {
+    if (a == "--tap-budget") {
       // Megabytes, or with a unit: 64K, 512M, 2G.
       const char unit = v.empty() ? 'M' : v.back();
       const int shift = unit == 'K' ? 10 : unit == 'G' ? 30 : 20;
@@ -56,9 +46,11 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--csv") {
       o.csv_path = v;
     } else {
-      return "unknown option '" + a + "'";
+      return kUnknownOption;
     }
-  }
+    return "";
+  });
+  if (!why.empty()) return why;
   if (o.models.size() != 2) return "activations needs two models: FLOAT QUANT";
   return check_run_inputs(o.run);
 }
@@ -71,39 +63,31 @@ int run_activations(const std::vector<std::string>& args) {
   std::string current;
   return guarded(&current, [&] {
     const auto outputs = output_files({&o.json_path, &o.csv_path});
-    std::vector<std::string> inputs = o.models;
-    for (const InputArgument& in : o.run.inputs) inputs.push_back(in.path);
-    check_outputs(outputs, inputs);
-    const auto c = compare_files(o.models, outputs, current);
-    const std::string& float_path = o.models[c->swapped ? 1 : 0];
-    const std::string& quant_path = o.models[c->swapped ? 0 : 1];
-    current = o.run.inputs.empty() ? float_path : "inputs";
-    std::vector<Sample> samples = job_samples(*c, o.run);
+    RunJob job = start_run_job(o.models, o.run, outputs, current);
+    const Comparison& c = *job.comparison;
     current = "activations";
     // The runtime reads each model's weights straight from its file (by its name, in its folder),
     // not from a copy of the model that holds them.
     ActivationOptions options = o.session;
     options.weights_by_reference = true;
-    options.weights_file_names[0] = base_name(float_path);
-    options.weights_file_names[1] = base_name(quant_path);
-    ActivationSession session(*c, std::move(samples), options);
+    options.weights_file_names[0] = base_name(job.float_path);
+    options.weights_file_names[1] = base_name(job.quant_path);
+    ActivationSession session(c, std::move(job.samples), options);
     RuntimeProcess runtime(o.run.engine);
-    const std::vector<std::string> float_external = external_data_files(c->float_model);
-    const std::vector<std::string> quant_external = external_data_files(c->quant_model);
     {
       Progress progress;
       while (const RunRequest* request = session.current()) {
         progress.show(request->index + 1, session.runs_total(),
                       request->model_label + " (" + run_kind_name(request->kind) + "), sample " + std::to_string(request->sample));
         const bool is_float = request->side == ModelSide::Float;
-        current = is_float ? float_path : quant_path;
-        runtime.send(*request, is_float ? float_path : quant_path, is_float ? float_external : quant_external, session.feeds());
+        current = job.path(is_float);
+        runtime.send(*request, job.path(is_float), job.external(is_float), session.feeds());
         session.finish_pending();  // the previous run's statistics, while this one runs
         session.accept(runtime.receive(*request));
       }
     }
     current.clear();
-    const auto report = activations_report(session, {c->float_name, c->quant_name, runtime.engine_label()});
+    const auto report = activations_report(session, {c.float_name, c.quant_name, runtime.engine_label()});
     const int status =
         print_report(o.json_path == "-" ? std::string() : activations_text(terminal_safe(report), o.worst), report, o.json_path);
     if (status != kExitOk) return status;

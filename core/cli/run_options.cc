@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include "cli/cli_job.h"
 #include "cli/terminal_text.h"
 #include "inputs/synthetic_inputs.h"
 
@@ -48,8 +49,46 @@ std::string check_run_inputs(const RunInputs& o) {
   return "";
 }
 
+std::string parse_run_command(const std::vector<std::string>& args, std::vector<std::string>& models, RunInputs& run,
+                              const std::function<std::string(const std::string&, const std::string&)>& option) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.empty() || a[0] != '-') {
+      models.push_back(a);
+      continue;
+    }
+    if (i + 1 == args.size()) return a + " needs a value";
+    const std::string& v = args[++i];
+    std::string why;
+    if (parse_run_input(a, v, run, why)) {
+      if (!why.empty()) return why;
+      continue;
+    }
+    why = option(a, v);
+    if (why == kUnknownOption) return "unknown option '" + a + "'";
+    if (!why.empty()) return why;
+  }
+  return "";
+}
+
 std::vector<Sample> job_samples(const Comparison& c, const RunInputs& o) {
   return o.inputs.empty() ? synthetic_samples(c.float_model, o.dims, o.seed, o.samples) : load_samples(c.float_model, o.inputs, o.dims);
+}
+
+RunJob start_run_job(const std::vector<std::string>& models, const RunInputs& run, const std::vector<std::string>& outputs,
+                     std::string& current) {
+  std::vector<std::string> inputs = models;
+  for (const InputArgument& in : run.inputs) inputs.push_back(in.path);
+  check_outputs(outputs, inputs);
+  RunJob job;
+  job.comparison = compare_files(models, outputs, current);
+  job.float_path = models[job.comparison->swapped ? 1 : 0];
+  job.quant_path = models[job.comparison->swapped ? 0 : 1];
+  current = run.inputs.empty() ? job.float_path : "inputs";
+  job.samples = job_samples(*job.comparison, run);
+  job.float_external = external_data_files(job.comparison->float_model);
+  job.quant_external = external_data_files(job.comparison->quant_model);
+  return job;
 }
 
 std::vector<std::string> external_data_files(const Model& m) {

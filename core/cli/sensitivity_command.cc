@@ -24,19 +24,9 @@ struct Options {
 };
 
 std::string parse(const std::vector<std::string>& args, Options& o) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a.empty() || a[0] != '-') {
-      o.models.push_back(a);
-      continue;
-    }
-    if (i + 1 == args.size()) return a + " needs a value";
-    const std::string& v = args[++i];
+  const std::string why = parse_run_command(args, o.models, o.run, [&](const std::string& a, const std::string& v) -> std::string {
     std::uint64_t n = 0;
-    std::string why;
-    if (parse_run_input(a, v, o.run, why)) {
-      if (!why.empty()) return why;
-    } else if (a == "--target-sqnr") {
+    if (a == "--target-sqnr") {
       char* end = nullptr;
       const double db = std::strtod(v.c_str(), &end);
       if (v.empty() || *end || !(db > -1000 && db < 1000)) return "--target-sqnr needs a number of dB (30, 42.5)";
@@ -48,7 +38,7 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--keep") {
       // Entries by number, comma-separated: the hand-picked set to measure, export and save.
       o.session.chosen_given = true;
-      if (v == "none") continue;
+      if (v == "none") return "";
       std::size_t start = 0;
       while (start <= v.size()) {
         const std::size_t comma = std::min(v.find(',', start), v.size());
@@ -73,9 +63,11 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
       if (v != "ort" && v != "modelopt" && v != "nncf") return "--exclude-format is ort, modelopt or nncf";
       o.exclude_format = v;
     } else {
-      return "unknown option '" + a + "'";
+      return kUnknownOption;
     }
-  }
+    return "";
+  });
+  if (!why.empty()) return why;
   if (o.models.size() != 2) return "sensitivity needs two models: FLOAT QUANT";
   if (o.out_path == "-") return "--out needs a file name (the model is not written to stdout)";
   if (o.session.only_chosen && !o.session.chosen_given) return "--measure chosen needs the set: --keep ENTRIES";
@@ -114,27 +106,19 @@ int run_sensitivity(const std::vector<std::string>& args) {
     struct stat st {};
     if (!o.whatif_dir.empty() && (stat(o.whatif_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
       throw OutputRefused{"output_not_writable", "--whatif-dir needs an existing folder: '" + o.whatif_dir + "'"};
-    std::vector<std::string> inputs = o.models;
-    for (const InputArgument& in : o.run.inputs) inputs.push_back(in.path);
-    check_outputs(outputs, inputs);
-    const auto c = compare_files(o.models, outputs, current);
-    const std::string& float_path = o.models[c->swapped ? 1 : 0];
-    const std::string& quant_path = o.models[c->swapped ? 0 : 1];
-    if (!o.out_path.empty() && !external_data_files(c->quant_model).empty())
+    RunJob job = start_run_job(o.models, o.run, outputs, current);
+    const Comparison& c = *job.comparison;
+    if (!o.out_path.empty() && !job.quant_external.empty())
       throw OutputRefused{"output_not_standalone",
                           "the quantized model keeps its weights in external-data files, which a model written elsewhere would not find; "
                           "--out writes only models whose weights are inside the file"};
-    current = o.run.inputs.empty() ? float_path : "inputs";
-    std::vector<Sample> samples = job_samples(*c, o.run);
     current = "sensitivity";
     SensitivityOptions options = o.session;
     options.weights_by_reference = true;
-    options.weights_file_names[0] = base_name(float_path);
-    options.weights_file_names[1] = base_name(quant_path);
-    SensitivitySession session(*c, std::move(samples), options);
+    options.weights_file_names[0] = base_name(job.float_path);
+    options.weights_file_names[1] = base_name(job.quant_path);
+    SensitivitySession session(c, std::move(job.samples), options);
     RuntimeProcess runtime(o.run.engine);
-    const std::vector<std::string> float_external = external_data_files(c->float_model);
-    const std::vector<std::string> quant_external = external_data_files(c->quant_model);
     {
       Progress progress;
       while (const RunRequest* request = session.current()) {
@@ -144,11 +128,11 @@ int run_sensitivity(const std::vector<std::string>& args) {
         }
         progress.show(session.runs_done() + 1, session.runs_planned(), request->model_label + ", sample " + std::to_string(request->sample));
         const bool is_float = request->side == ModelSide::Float;
-        current = is_float ? float_path : quant_path;
+        current = job.path(is_float);
         if (!o.whatif_dir.empty() && request->new_model && request->model_id != "float" && request->model_id != "quantized")
           write_whatif(o.whatif_dir, session, *request);
         try {
-          runtime.send(*request, is_float ? float_path : quant_path, is_float ? float_external : quant_external, session.feeds());
+          runtime.send(*request, job.path(is_float), job.external(is_float), session.feeds());
           std::vector<HostTensor> out = runtime.receive(*request);
           session.accept(std::move(out));
         } catch (const Error& e) {
@@ -163,11 +147,11 @@ int run_sensitivity(const std::vector<std::string>& args) {
     }
     std::signal(SIGINT, SIG_DFL);
     current.clear();
-    const auto report = sensitivity_report(session, {c->float_name, c->quant_name, runtime.engine_label()});
+    const auto report = sensitivity_report(session, {c.float_name, c.quant_name, runtime.engine_label()});
     std::string text = o.json_path == "-" ? std::string() : sensitivity_text(terminal_safe(report), o.top);
     const std::vector<std::size_t> exported = report["exports"]["set"].get<std::vector<std::size_t>>();
     if (!o.exclude_format.empty() && o.json_path != "-")
-      text += "\n" + exclusion_snippet(exclusion_list(*c, exported), o.exclude_format);
+      text += "\n" + exclusion_snippet(exclusion_list(c, exported), o.exclude_format);
     const int status = print_report(text, report, o.json_path);
     if (status != kExitOk) return status;
     if (!o.out_path.empty()) {

@@ -2,11 +2,11 @@
 // then what the run found: the model outputs' error, where it first jumps, the error along the
 // depth, and every compared tensor in a table. It asks nothing of the core itself: the page runs
 // the request (main.ts), so that it is one request among the others, cancelled as they are.
-import { CoreRequestError } from '../protocol/connection';
 import {
-  describeError, type ActivationParams, type ActivationPoint, type ActivationsReport, type FilePayload, type InspectValue, type WeightLayer,
+  type ActivationParams, type ActivationPoint, type ActivationsReport, type FilePayload, type InspectValue, type WeightLayer,
 } from '../protocol/messages';
 import { download, el } from '../ui/dom';
+import { RunStatus } from '../ui/run_status';
 import { bindInputFiles, declaredText, symbolicDims } from './input_binding';
 import { PointTable } from './point_table';
 
@@ -26,6 +26,7 @@ export class ActivationPanel {
   private running = false;
   private clearButton!: HTMLButtonElement;
   private readonly table: PointTable;
+  private readonly runStatus: RunStatus;
   private readonly parts: {
     declared: HTMLElement; picker: HTMLInputElement; picked: HTMLElement; dims: HTMLElement; samples: HTMLInputElement; seed: HTMLInputElement;
     synthetic: HTMLElement; local: HTMLInputElement; run: HTMLButtonElement; cancel: HTMLButtonElement; bar: HTMLProgressElement; status: HTMLElement;
@@ -58,8 +59,7 @@ export class ActivationPanel {
     const table = el('table', { class: 'layer-table point-table', attrs: { id: 'point-table' } });
     p.tableBox.append(table);
     this.table = new PointTable(table, p.caption, (point) => this.actions.select(point));
-    p.cancel.hidden = true;
-    p.bar.hidden = true;
+    this.runStatus = new RunStatus(p.run, p.cancel, p.bar, p.status);
     const pickLabel = el('label', { class: 'file-button', title: 'Input tensors: .npy or ONNX TensorProto .pb, one file per input and sample' }, 'Inputs…', picker);
     const clear = el('button', { text: 'Clear', attrs: { type: 'button', id: 'activation-clear' } });
     host.replaceChildren(
@@ -161,40 +161,26 @@ export class ActivationPanel {
 
   private async run() {
     if (!this.inputs || this.running) return;
-    const p = this.parts;
     this.running = true;
-    p.run.disabled = true;
-    p.cancel.hidden = false;
-    p.bar.hidden = false;
-    p.bar.removeAttribute('value');
-    p.status.textContent = 'Reading the input files…';
-    p.status.dataset.state = 'running';
+    this.runStatus.start();
     const started = performance.now();
     try {
       const files = await Promise.all(this.files.map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() })));
-      const text = await this.actions.run(this.params(files), (detail, fraction) => {
-        p.status.textContent = detail;
-        if (fraction === undefined) p.bar.removeAttribute('value');
-        else p.bar.value = fraction;
-      });
+      const text = await this.actions.run(this.params(files), this.runStatus.progress);
       this.show(JSON.parse(text) as ActivationsReport, text, (performance.now() - started) / 1000);
     } catch (e) {
-      p.status.textContent = (e as { code?: string })?.code === 'cancelled' ? 'Cancelled: nothing was measured.'
-        : `Failed. ${e instanceof CoreRequestError ? describeError(e) : e instanceof Error ? e.message : String(e)}`;
-      p.status.dataset.state = 'error';
+      this.runStatus.failed(e, 'Cancelled: nothing was measured.');
     } finally {
       this.running = false;
-      p.cancel.hidden = true;
-      p.bar.hidden = true;
+      this.runStatus.end();
       this.refreshInputs();
     }
   }
 
   private show(report: ActivationsReport, text: string, seconds: number) {
     const p = this.parts;
-    p.status.dataset.state = 'done';
-    p.status.textContent = `Done in ${seconds.toFixed(1)} s: ${report.runtime.runs} model runs with ${report.runtime.engine}, graph optimisation ${report.runtime.graph_optimization}` +
-      (report.runtime.tap_chunks > 1 ? `, cut into ${report.runtime.tap_chunks} segments` : '') + '.';
+    this.runStatus.done(`Done in ${seconds.toFixed(1)} s: ${report.runtime.runs} model runs with ${report.runtime.engine}, graph optimisation ${report.runtime.graph_optimization}` +
+      (report.runtime.tap_chunks > 1 ? `, cut into ${report.runtime.tap_chunks} segments` : '') + '.');
     const s = report.summary;
     const pointButton = (point: number, text: string) => {
       const target = report.points.find((x) => x.point === point);

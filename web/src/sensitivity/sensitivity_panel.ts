@@ -6,9 +6,9 @@
 // measured), and the exports: the quantizers' exclusion lists as Python, the mixed-precision model,
 // the report. Entries picked by hand are measured together and exported instead of the suggestion.
 import type { SensitivityEntry, SensitivityReport } from 'visualquant-core';
-import { CoreRequestError } from '../protocol/connection';
-import { describeError, type SensitivityParams } from '../protocol/messages';
+import type { SensitivityParams } from '../protocol/messages';
 import { download, el } from '../ui/dom';
+import { RunStatus } from '../ui/run_status';
 import { scoreText } from './sensitivity_model';
 import { SensitivityTable } from './sensitivity_table';
 
@@ -35,6 +35,7 @@ export class SensitivityPanel {
   private report: SensitivityReport | null = null;
   private text = '';
   private readonly table: SensitivityTable;
+  private readonly runStatus: RunStatus;
   private readonly parts: {
     inputs: HTMLElement; target: HTMLInputElement; split: HTMLInputElement; run: HTMLButtonElement; cancel: HTMLButtonElement;
     bar: HTMLProgressElement; status: HTMLElement; summary: HTMLElement; chart: HTMLElement; suggestion: HTMLElement;
@@ -61,8 +62,7 @@ export class SensitivityPanel {
     const table = el('table', { class: 'layer-table sensitivity-table', attrs: { id: 'sensitivity-table' } });
     p.tableBox.append(table);
     this.table = new SensitivityTable(table, (e: SensitivityEntry) => this.actions.select(e.entry), (entries) => this.picked(entries));
-    p.cancel.hidden = true;
-    p.bar.hidden = true;
+    this.runStatus = new RunStatus(p.run, p.cancel, p.bar, p.status);
     p.snippet.hidden = true;
     host.replaceChildren(
       el('div', { class: 'activation-controls' },
@@ -108,12 +108,7 @@ export class SensitivityPanel {
     if (!inputs.ready) return;
     const p = this.parts;
     this.running = true;
-    p.run.disabled = true;
-    p.cancel.hidden = false;
-    p.bar.hidden = false;
-    p.bar.removeAttribute('value');
-    p.status.textContent = 'Reading the input files…';
-    p.status.dataset.state = 'running';
+    this.runStatus.start();
     const started = performance.now();
     try {
       const target = Number(p.target.value);
@@ -123,21 +118,15 @@ export class SensitivityPanel {
         split: p.split.checked,
         ...(chosen ? { chosen, onlyChosen: true } : {}),
       };
-      const text = await this.actions.run(params, (detail, fraction) => {
-        p.status.textContent = detail;
-        if (fraction === undefined) p.bar.removeAttribute('value');
-        else p.bar.value = fraction;
-      });
+      const text = await this.actions.run(params, this.runStatus.progress);
       const report = JSON.parse(text) as SensitivityReport;
       if (chosen) this.showChosen(report, chosen, (performance.now() - started) / 1000);
       else this.show(report, text, (performance.now() - started) / 1000);
     } catch (e) {
-      p.status.textContent = `Failed. ${e instanceof CoreRequestError ? describeError(e) : e instanceof Error ? e.message : String(e)}`;
-      p.status.dataset.state = 'error';
+      this.runStatus.failed(e);
     } finally {
       this.running = false;
-      p.cancel.hidden = true;
-      p.bar.hidden = true;
+      this.runStatus.end();
       this.refreshInputs();
     }
   }
@@ -146,10 +135,9 @@ export class SensitivityPanel {
     this.report = report;
     this.text = text;
     const p = this.parts;
-    p.status.dataset.state = 'done';
-    p.status.textContent = report.cancelled
+    this.runStatus.done(report.cancelled
       ? `Cancelled after ${report.runtime.runs} runs: what was measured is below.`
-      : `Done in ${seconds.toFixed(1)} s: ${report.runtime.runs} model runs with ${report.runtime.engine}, graph optimisation ${report.runtime.graph_optimization}.`;
+      : `Done in ${seconds.toFixed(1)} s: ${report.runtime.runs} model runs with ${report.runtime.engine}, graph optimisation ${report.runtime.graph_optimization}.`);
     const all = report.all_in_float;
     const variantWords = (v: SensitivityReport['baseline']) => (v.status === 'measured' ? scoreText(v.error?.sqnr_db) : `${v.status}${v.reason ? `: ${v.reason}` : ''}`);
     p.summary.replaceChildren(
@@ -237,8 +225,7 @@ export class SensitivityPanel {
   private showChosen(report: SensitivityReport, entries: number[], seconds: number) {
     const p = this.parts;
     const c = report.chosen;
-    p.status.dataset.state = 'done';
-    p.status.textContent = `Measured the ${entries.length} entries you picked in ${seconds.toFixed(1)} s (${report.runtime.runs} model runs).`;
+    this.runStatus.done(`Measured the ${entries.length} entries you picked in ${seconds.toFixed(1)} s (${report.runtime.runs} model runs).`);
     const words = c?.status === 'measured' ? `output SQNR ${scoreText(c.error?.sqnr_db)} against ${scoreText(report.baseline.error?.sqnr_db)} for the quantized model`
       : `${c?.status ?? 'not run'}: ${c?.reason ?? ''}`;
     p.picked.querySelector('[data-field="picked-result"]')?.remove();
@@ -247,8 +234,6 @@ export class SensitivityPanel {
   }
 
   private fail(e: unknown) {
-    const p = this.parts;
-    p.status.textContent = `Failed. ${e instanceof CoreRequestError ? describeError(e) : e instanceof Error ? e.message : String(e)}`;
-    p.status.dataset.state = 'error';
+    this.runStatus.failed(e);
   }
 }
