@@ -839,6 +839,8 @@ export interface SensitivityEntry {
   float_nodes: string[];
   quantized_nodes: string[];
   keep_in_float: { both: SensitivityVariant; weights: SensitivityVariant; activations: SensitivityVariant };
+  /** The float model with only this entry quantized, against the float model (no recovery). */
+  quantized_alone: SensitivityVariant;
 }
 
 /** The `visualquant.sensitivity` report (version 1), as the command line writes it. */

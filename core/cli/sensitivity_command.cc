@@ -82,7 +82,7 @@ void write_whatif(const std::string& dir, const SensitivitySession& session, con
     std::string name = v.id;
     for (char& ch : name)
       if (ch == '/') ch = '-';
-    const std::vector<std::uint8_t> bytes = session.mixed_model(v.entries, v.part);
+    const std::vector<std::uint8_t> bytes = session.standalone_model(v);
     write_output(dir + "/" + name + ".onnx",
                  [&](std::ostream& out) { out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())); });
   }

@@ -143,6 +143,15 @@ json sensitivity_report(const SensitivitySession& session, const SensitivityRepo
       else parts[kept_part_name(part)] = {{"status", "not run"}, {"reason", "split off"}};
     }
     j["keep_in_float"] = parts;
+    // The damage it does alone: the float model with only this entry quantized, against the float model.
+    if (s.alone_variant >= 0) {
+      json alone = variant_json(session, s.alone_variant);
+      alone.erase("recovery");
+      j["quantized_alone"] = alone;
+    } else {
+      j["quantized_alone"] = s.alone_refusal.empty() ? json{{"status", "not run"}, {"reason", "split off"}}
+                                                     : json{{"status", "failed"}, {"reason", s.alone_refusal}};
+    }
     entries.push_back(j);
   }
   report["entries"] = entries;
@@ -242,7 +251,8 @@ std::string sensitivity_text(const json& report, std::size_t top) {
   if (report.contains("note")) out += report["note"].get<std::string>() + "\n";
   if (report.contains("chosen")) out += "the chosen set (" + std::to_string(report["chosen"]["set"].size()) + " entries): " + sqnr_of(report["chosen"]) + "\n";
   if (report["cancelled"].get<bool>()) out += "cancelled: what was measured before is below\n";
-  out += "\nentries that recover most when kept in float (output SQNR with it in float; weights only / activations only):\n";
+  out += "\nentries that recover most when kept in float (output SQNR with it in float; weights only / activations only;\n"
+         "the float model with only it quantized):\n";
   std::size_t shown = 0;
   std::map<std::size_t, const json*> by_entry;
   for (const json& e : report["entries"]) by_entry[e["entry"].get<std::size_t>()] = &e;
@@ -255,7 +265,10 @@ std::string sensitivity_text(const json& report, std::size_t top) {
     if (ids.size() > 60) ids = ids.substr(0, 57) + "...";
     out += "  entry " + std::to_string(id.get<std::size_t>()) + " " + e["op"].get<std::string>() + " [" + ids + "]: " + sqnr_of(k["both"]);
     out += "; " + (k["weights"].value("status", "") == "measured" ? sqnr_of(k["weights"]) : std::string("-")) + " / " +
-           (k["activations"].value("status", "") == "measured" ? sqnr_of(k["activations"]) : std::string("-")) + "\n";
+           (k["activations"].value("status", "") == "measured" ? sqnr_of(k["activations"]) : std::string("-"));
+    const json& alone = e["quantized_alone"];
+    if (alone.value("status", "") == "measured") out += "; quantized alone " + sqnr_of(alone);
+    out += "\n";
   }
   std::size_t failed = 0;
   for (const json& e : report["entries"]) failed += e["keep_in_float"]["both"].value("status", "") == "failed";

@@ -6,7 +6,9 @@
 //   can be kept so kept (must be the float model again: a check of the what-if models);
 //   "entries": per quantized entry, per part kept ("both", "weights", "activations"): the output
 //   error and the recovery (dB gained over the baseline, and the fraction of its error energy taken
-//   away), or why it was not measured; "ranking": entries by recovery, best first;
+//   away), or why it was not measured; and "quantized_alone": the float model with only that entry
+//   quantized, against the float model (the damage it does alone); "ranking": entries by recovery,
+//   best first;
 //   "suggestion": the target, each greedy step (entry added, near-ties, predicted and measured
 //   SQNR), whether the target was reached, the final set and its measured error;
 //   "exports": the final set as ONNX Runtime, ModelOpt and NNCF exclusion lists.

@@ -26,7 +26,9 @@ struct GraphEdit {
   std::vector<std::string> added_nodes;               // serialized NodeProto
   std::vector<std::string> added_initializers;        // serialized TensorProto
   std::map<std::string, std::string> renamed_inputs;  // what the file's nodes read instead
-  std::vector<std::pair<std::string, std::int64_t>> added_opsets;  // (domain, version): domains the model lacks
+  std::vector<std::pair<std::string, std::int64_t>> added_opsets;   // (domain, version): domains the model lacks
+  std::vector<std::pair<std::string, std::int64_t>> raised_opsets;  // (domain, version): imports set to another version
+  std::int64_t ir_version = 0;                                      // > 0: the model's IR version set to this
   std::set<std::string> dropped_initializers;         // the file's initializers no node reads any more
 };
 

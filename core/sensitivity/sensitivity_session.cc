@@ -24,7 +24,7 @@ double score_or_lowest(const OutputError& e) {
 }  // namespace
 
 SensitivitySession::SensitivitySession(const Comparison& c, std::vector<Sample> samples, SensitivityOptions options)
-    : c_(c), samples_(std::move(samples)), options_(std::move(options)), plan_(plan_compared_points(c)), keep_(c, plan_) {
+    : c_(c), samples_(std::move(samples)), options_(std::move(options)), plan_(plan_compared_points(c)), keep_(c, plan_), quantize_(c, plan_) {
   if (samples_.empty()) throw Error(ErrorCode::Usage, "the sensitivity sweep needs at least one sample");
   const Model& fm = c.float_model;
   const Model& qm = c.quant_model;
@@ -36,6 +36,7 @@ SensitivitySession::SensitivitySession(const Comparison& c, std::vector<Sample> 
       output_quantizers_.push_back(*p.quantizer);
       pair.codes_of = &output_quantizers_.back();
     }
+    float_pairs_.push_back({pair.float_name, pair.float_name, nullptr});
     pairs_.push_back(std::move(pair));
   }
   if (pairs_.empty()) throw Error(ErrorCode::Usage, "the two models have no model output in common to measure");
@@ -95,6 +96,15 @@ SensitivitySession::SensitivitySession(const Comparison& c, std::vector<Sample> 
       v.part = part;
       s.variant[k] = add_variant(std::move(v));
     }
+    if (options_.split) {
+      s.alone_refusal = quantize_.refusal(e);
+      if (s.alone_refusal.empty()) {
+        SweepVariant v = variant("alone/" + std::to_string(e), "the float model with only entry " + std::to_string(e) + " quantized");
+        v.entries = {e};
+        v.reverse = true;
+        s.alone_variant = add_variant(std::move(v));
+      }
+    }
     entries_.push_back(std::move(s));
   }
   for (int v = 0; v < static_cast<int>(variants_.size()); ++v) queue_variant(v);
@@ -134,13 +144,16 @@ void SensitivitySession::advance() {
     }
     const Job job = jobs_[next_job_];
     SweepVariant& v = variants_[job.variant];
-    const bool is_float = v.is_float;
+    // The float model and the reverse what-ifs (made from it) take the float model's inputs,
+    // weights file and output names.
+    const bool is_float = v.is_float || v.reverse;
     if (job.sample == 0 && job.variant > kQuantized) {
-      const auto& base = base_[1];
-      const ByteView bytes = base ? ByteView(base->data(), base->size()) : c_.quant_model.bytes.view();
+      const auto& base = base_[is_float ? 0 : 1];
+      const ByteView bytes = base ? ByteView(base->data(), base->size()) : (is_float ? c_.float_model : c_.quant_model).bytes.view();
       while (!models_[job.variant]) {
         try {
-          models_[job.variant] = std::make_shared<const std::vector<std::uint8_t>>(keep_.build(bytes, v.entries, v.part));
+          models_[job.variant] = std::make_shared<const std::vector<std::uint8_t>>(
+              v.reverse ? quantize_.build(bytes, v.entries) : keep_.build(bytes, v.entries, v.part));
         } catch (const WhatIfRefused& r) {
           // The all-in-float check leaves out an entry that cannot be kept with the others.
           const auto it = std::find(v.entries.begin(), v.entries.end(), r.entry);
@@ -149,7 +162,7 @@ void SensitivitySession::advance() {
             all_float_ = v.entries;
             continue;
           }
-          v.failure = "entry " + std::to_string(r.entry) + " cannot be kept in float: " + r.reason;
+          v.failure = "entry " + std::to_string(r.entry) + (v.reverse ? " cannot be quantized alone: " : " cannot be kept in float: ") + r.reason;
           break;
         }
       }
@@ -208,7 +221,7 @@ void SensitivitySession::accept(std::vector<HostTensor> outputs) {
         throw Error(ErrorCode::RuntimeFailure, "the float model did not return its output '" + printable(p.float_name) + "'");
     reference_[job.sample] = std::move(outputs);
   } else {
-    const std::string why = add_output_sample(v.error, pairs_, reference_[job.sample], outputs);
+    const std::string why = add_output_sample(v.error, v.reverse ? float_pairs_ : pairs_, reference_[job.sample], outputs);
     if (!why.empty()) {
       if (job.variant == kQuantized) throw Error(ErrorCode::RuntimeFailure, printable(why));
       v.failure = why;
@@ -325,6 +338,15 @@ std::vector<std::size_t> SensitivitySession::suggested_set() const {
     if (s.kept) set.push_back(s.entry);
   std::sort(set.begin(), set.end());
   return set;
+}
+
+std::vector<std::uint8_t> SensitivitySession::standalone_model(const SweepVariant& v) const {
+  if (!v.reverse) return mixed_model(v.entries, v.part);
+  try {
+    return quantize_.build(c_.float_model.bytes.view(), v.entries);
+  } catch (const WhatIfRefused& r) {
+    throw Error(ErrorCode::CannotKeepInFloat, "entry " + std::to_string(r.entry) + " cannot be quantized alone: " + r.reason);
+  }
 }
 
 std::vector<std::uint8_t> SensitivitySession::mixed_model(const std::vector<std::size_t>& entries, KeptPart part) const {

@@ -9,7 +9,8 @@
 //  2. the quantized model (the baseline) and the model with every entry that can be kept in float
 //     so kept (a check: it must give back the float model's outputs);
 //  3. the sweep: per quantized entry, the quantized model with that entry kept in float (weights and
-//     activations), and, with `split`, with only its weights and only its activations kept;
+//     activations), and, with `split`, with only its weights and only its activations kept, and the
+//     float model with only that entry quantized (the damage it does alone);
 //  4. the suggestion: entries added greedily, best single-entry recovery first, the set re-measured
 //     after each addition (recovery is not additive); an entry that does not make the set better is
 //     left out again. Until the target is reached or no entry is left. Each step also says what the
@@ -28,11 +29,12 @@
 #include "activations/activation_session.h"
 #include "sensitivity/output_error.h"
 #include "whatif/keep_in_float.h"
+#include "whatif/quantize_only.h"
 
 namespace vq {
 
 struct SensitivityOptions {
-  bool split = true;                    // also the weights-only and activations-only variants
+  bool split = true;                    // also the weights-only, activations-only and quantized-alone variants
   double target_sqnr_db = 30;           // the suggestion's goal
   bool target_given = false;            // the user set it (else the report says it is the default)
   // A set the user picked by hand: measured too, and what the exports and the saved model are
@@ -51,6 +53,7 @@ struct SweepVariant {
   std::vector<std::size_t> entries;
   KeptPart part = KeptPart::Both;
   bool is_float = false;
+  bool reverse = false;  // the float model with only `entries` quantized (whatif/quantize_only.h)
   bool measured = false;
   std::string failure;  // why it was not measured ("" while pending or when measured)
   OutputError error;
@@ -60,6 +63,8 @@ struct SweptEntry {
   std::size_t entry = 0;
   int variant[3] = {-1, -1, -1};  // per KeptPart: its variant (-1: not run)
   std::string refusal[3];         // per KeptPart: why it cannot be built ("" when it can)
+  int alone_variant = -1;         // the float model with only this entry quantized (-1: not run)
+  std::string alone_refusal;
 };
 
 struct SuggestionStep {
@@ -109,6 +114,8 @@ class SensitivitySession {
   // The quantized model with `entries` kept in float, standalone (its weights in it): the file the
   // user saves.
   std::vector<std::uint8_t> mixed_model(const std::vector<std::size_t>& entries, KeptPart part = KeptPart::Both) const;
+  // A variant's model, standalone (its weights in it): what --whatif-dir writes.
+  std::vector<std::uint8_t> standalone_model(const SweepVariant& v) const;
 
  private:
   struct Job {
@@ -127,7 +134,9 @@ class SensitivitySession {
   SensitivityOptions options_;
   ComparePlan plan_;
   KeepInFloat keep_;
+  QuantizeOnly quantize_;
   std::vector<OutputPair> pairs_;
+  std::vector<OutputPair> float_pairs_;  // the reverse variants' outputs: the float model's own names
   std::vector<ActivationQuantizer> output_quantizers_;
   std::shared_ptr<const std::vector<std::uint8_t>> base_[2];  // per side: the model runs start from
   std::vector<SweepVariant> variants_;

@@ -2,15 +2,14 @@
 
 #include <algorithm>
 #include <functional>
-#include <queue>
 #include <set>
 
 #include "inputs/input_binding.h"
 #include "model/skeleton.h"
 #include "onnx/onnx_pb.h"
 #include "quant/logical_graph.h"
-#include "rewrite/graph_edit.h"
 #include "util/error.h"
+#include "whatif/value_types.h"
 
 namespace vq {
 
@@ -30,108 +29,12 @@ bool passes_through(const Node& n) {
 
 namespace {
 
-constexpr std::size_t kNoEntry = static_cast<std::size_t>(-1);
+using namespace whatif;
+
 // Prefixes no exporter writes: the float copies' values and nodes, and the boundary's new nodes.
 const std::string kFloatPrefix = "visualquant.float/";
-const std::string kBoundaryPrefix = "visualquant.boundary/";
-
-[[noreturn]] void refuse(std::size_t entry, std::string reason) { throw WhatIfRefused{entry, std::move(reason)}; }
-
-std::string quoted(const std::string& s) { return "'" + printable(s) + "'"; }
-
-std::string node_label(const Node& n) { return n.op_type + " " + quoted(n.name.empty() ? n.id : n.name); }
-
-// A value's element type name: its declared type, or its tensor's when it is a weight.
-std::string element_type_of(const Model& m, ValueId v) {
-  const Value& val = m.values[v];
-  if (!val.type.element_type.empty()) return val.type.element_type;
-  if (val.tensor != kNone && m.tensors[val.tensor].type) return m.tensors[val.tensor].type->name;
-  return "";
-}
-
-bool is_code_type(const std::string& type) {
-  const ElementTypeInfo* t = element_type_named(type);
-  return t && (t->kind == ElementKind::SignedInt || t->kind == ElementKind::UnsignedInt);
-}
-
-// A scalar initializer: a quantizer's scale (float32) or zero point (its code type).
-std::string scalar_tensor(const std::string& name, const std::string& type, double value) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  const ElementTypeInfo* info = element_type_named(type);
-  t.set_data_type(info ? static_cast<std::int32_t>(info->type) : 1);
-  std::string raw;
-  if (type == "float32") {
-    const float f = static_cast<float>(value);
-    raw.assign(reinterpret_cast<const char*>(&f), sizeof f);
-  } else {
-    // Codes: little-endian two's complement in the type's width (8 or 16 bits here; 32 for int32).
-    const std::int64_t code = static_cast<std::int64_t>(value);
-    const int bytes = info ? std::max(1, info->bits / 8) : 1;
-    for (int i = 0; i < bytes; ++i) raw.push_back(static_cast<char>((code >> (8 * i)) & 0xFF));
-  }
-  t.set_raw_data(raw);
-  return t.SerializeAsString();
-}
 
 }  // namespace
-
-
-// The activation functions a quantizer folds into the output QuantizeLinear that follows an op (its
-// range [0, max] clips as Relu would): the float tensor that QuantizeLinear reads lacks them.
-bool folded_activation(const Node& n) { return n.domain.empty() && (n.op_type == "Relu" || n.op_type == "Clip"); }
-
-// Where an op that writes integer codes takes its output scale (the zero point follows it), -1 when
-// it has none (ONNX and com.microsoft operator definitions).
-int output_quantizer_slot(const Node& n) {
-  static const std::map<std::string, int> slots = {
-      {"QuantizeLinear", 1},         {"QLinearConv", 6},          {"QLinearMatMul", 6},    {"QLinearAdd", 6},
-      {"QLinearMul", 6},             {"QGemm", 7},                {"QLinearConcat", 0},    {"QLinearGlobalAveragePool", 3},
-      {"QLinearAveragePool", 3},     {"QLinearSigmoid", 3},       {"QLinearLeakyRelu", 3}, {"QLinearSoftmax", 3},
-  };
-  const auto it = slots.find(n.op_type);
-  return it == slots.end() ? -1 : it->second;
-}
-
-// Ops that move their first input's elements without changing them (codes stay codes).
-bool moves_elements(const Node& n) {
-  static const std::set<std::string> moving = {"Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "MaxPool",
-                                               "Identity", "Slice", "Gather", "Concat", "Split", "Expand", "Tile"};
-  return n.domain.empty() && moving.count(n.op_type) && !n.inputs.empty() && n.inputs[0] != kNone;
-}
-
-// A value's element type: declared, or, where contrib ops left it untyped, what its writer makes: the
-// codes of its output zero point's type (uint8 when omitted, as ONNX says), its input's type for ops
-// that move elements (Flatten, Reshape, MaxPool on codes), else floats of its first float input's
-// type (MatMulNBits, GatherBlockQuantized). "" when none of these tells.
-std::string inferred_type(const Model& m, ValueId v, int depth = 0) {
-  std::string t = element_type_of(m, v);
-  if (!t.empty() || depth > 64 || m.values[v].producer == kNone) return t;
-  const Node& n = m.nodes[m.values[v].producer];
-  const int slot = output_quantizer_slot(n);
-  if (slot >= 0) {
-    if (static_cast<std::size_t>(slot) + 1 < n.inputs.size() && n.inputs[slot + 1] != kNone) return inferred_type(m, n.inputs[slot + 1], depth + 1);
-    return "uint8";
-  }
-  if (moves_elements(n)) return inferred_type(m, n.inputs[0], depth + 1);
-  for (ValueId in : n.inputs) {
-    const ElementTypeInfo* info = in == kNone ? nullptr : element_type_named(inferred_type(m, in, depth + 1));
-    if (info && info->kind == ElementKind::Float) return info->name;
-  }
-  return "";
-}
-
-struct KeepInFloat::Plan {
-  struct Added {
-    onnx::NodeProto proto;
-    double key = 0;  // where in the quantized model's order it goes
-  };
-  std::vector<Added> added;
-  std::vector<std::string> initializers;
-  std::set<NodeId> removed;          // quantized nodes taken out
-  std::set<std::string> reproduced;  // quantized values written again by added nodes
-  std::set<std::string> domains;     // of the float copies
-};
 
 KeepInFloat::KeepInFloat(const Comparison& c, const ComparePlan& plan)
     : c_(c), points_(plan), float_entry_(c.float_model.nodes.size(), kNoEntry), quant_entry_(c.quant_model.nodes.size(), kNoEntry) {
@@ -160,13 +63,13 @@ KeepInFloat::KeepInFloat(const Comparison& c, const ComparePlan& plan)
   }
 }
 
-KeepInFloat::Plan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart part, bool encode) const {
+RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart part, bool encode) const {
   const Model& fm = c_.float_model;
   const Model& qm = c_.quant_model;
   const auto& all = c_.alignment.entries;
   const std::set<std::size_t> kept(entries.begin(), entries.end());
   const std::vector<std::size_t> qorder = qm.main_graph_order();
-  Plan out;
+  RebuildPlan out;
 
   const auto& qnames = qm.main_graph().values_by_name;
   std::set<std::string> names_taken;  // names of values the edit adds, to keep them unique
@@ -195,7 +98,7 @@ KeepInFloat::Plan KeepInFloat::plan(const std::vector<std::size_t>& entries, Kep
   };
   const auto add_node = [&](double key, const std::string& op, std::vector<std::string> inputs, const std::string& output,
                             const std::string& name) -> onnx::NodeProto& {
-    Plan::Added a;
+    RebuildPlan::Added a;
     a.key = key;
     a.proto.set_op_type(op);
     a.proto.set_name(name);
@@ -243,15 +146,7 @@ KeepInFloat::Plan KeepInFloat::plan(const std::vector<std::size_t>& entries, Kep
     const std::string name = float_name(e, v);
     const Tensor& t = fm.tensors[fm.values[v].tensor];
     if (t.storage == TensorStorage::Strings || t.sparse || !t.type) refuse(e, "its weight " + quoted(t.name) + " is not a dense numeric tensor");
-    if (encode && tensors_copied.insert(fm.values[v].tensor).second) {
-      onnx::TensorProto proto;
-      proto.set_name(name);
-      proto.set_data_type(static_cast<std::int32_t>(t.type->type));
-      for (std::int64_t d : t.dims) proto.add_dims(d);
-      const PayloadBytes bytes = fm.payload(t);
-      proto.set_raw_data(reinterpret_cast<const char*>(bytes.view().data), bytes.view().size);
-      out.initializers.push_back(proto.SerializeAsString());
-    }
+    if (encode && tensors_copied.insert(fm.values[v].tensor).second) out.initializers.push_back(tensor_record(fm, t, name));
     return name;
   };
   // The float tensor a point's output QuantizeLinear reads, as the float model has it there: with
@@ -279,7 +174,7 @@ KeepInFloat::Plan KeepInFloat::plan(const std::vector<std::size_t>& entries, Kep
       name = fresh(e, kBoundaryPrefix + "unfolded/" + fm.values[v].name);
       copy.set_output(0, name);
       out.domains.insert(act.domain);
-      Plan::Added a;
+      RebuildPlan::Added a;
       a.key = key;
       a.proto = std::move(copy);
       out.added.push_back(std::move(a));
@@ -326,7 +221,7 @@ KeepInFloat::Plan KeepInFloat::plan(const std::vector<std::size_t>& entries, Kep
           out.removed.insert(n);
           for (ValueId o : node.outputs)
             if (o != kNone) out.reproduced.insert(qm.values[o].name);
-          Plan::Added a;
+          RebuildPlan::Added a;
           a.key = static_cast<double>(qorder[n]);
           a.proto = std::move(copy);
           out.added.push_back(std::move(a));
@@ -526,7 +421,7 @@ KeepInFloat::Plan KeepInFloat::plan(const std::vector<std::size_t>& entries, Kep
       for (int i = 0; i < copy.output_size(); ++i)
         if (!copy.output(i).empty()) copy.set_output(i, float_name(e, node.outputs[static_cast<std::size_t>(i)]));
       out.domains.insert(node.domain);
-      Plan::Added a;
+      RebuildPlan::Added a;
       // Float copies go before the entry's boundary nodes (key + 0.25) and after its input casts.
       a.key = entry_key(e) + 0.1 + 0.1 * static_cast<double>(forder[n]) / static_cast<double>(forder.size() + 1);
       a.proto = std::move(copy);
@@ -546,154 +441,7 @@ std::string KeepInFloat::refusal(std::size_t entry, KeptPart part) const {
 }
 
 std::vector<std::uint8_t> KeepInFloat::build(ByteView base, const std::vector<std::size_t>& entries, KeptPart part) const {
-  const Model& qm = c_.quant_model;
-  const Graph& g = qm.main_graph();
-  Plan p = plan(entries, part, true);
-  const std::size_t some_entry = entries.empty() ? 0 : entries.front();
-
-  // Names the graph needs whatever the nodes: its outputs, and what If/Loop bodies read from it.
-  std::set<std::string> always;
-  for (ValueId v : g.outputs) always.insert(qm.values[v].name);
-  for (const Value& v : qm.values)
-    if (v.kind == ValueKind::OuterScope && v.outer != kNone) always.insert(qm.values[v.outer].name);
-
-  std::vector<bool> live(qm.nodes.size(), false);
-  for (NodeId n : g.nodes) live[n] = !p.removed.count(n);
-  const auto needed_names = [&] {
-    std::set<std::string> needed = always;
-    for (NodeId n : g.nodes)
-      if (live[n])
-        for (ValueId v : qm.nodes[n].inputs)
-          if (v != kNone) needed.insert(qm.values[v].name);
-    for (const Plan::Added& a : p.added)
-      for (const std::string& in : a.proto.input()) needed.insert(in);
-    return needed;
-  };
-  // A taken-out node whose output something still reads stays (a shared QuantizeLinear, a weight's
-  // DequantizeLinear another op reads too).
-  for (bool changed = true; changed;) {
-    changed = false;
-    const std::set<std::string> needed = needed_names();
-    for (NodeId n : g.nodes) {
-      if (live[n] || !p.removed.count(n)) continue;
-      for (ValueId v : qm.nodes[n].outputs)
-        if (v != kNone && !p.reproduced.count(qm.values[v].name) && needed.count(qm.values[v].name) && !live[n]) {
-          live[n] = true;
-          changed = true;
-        }
-    }
-  }
-  for (NodeId n : g.nodes)
-    if (live[n])
-      for (ValueId v : qm.nodes[n].outputs)
-        if (v != kNone && p.reproduced.count(qm.values[v].name))
-          throw WhatIfRefused{quant_entry_[n] == kNoEntry ? some_entry : quant_entry_[n],
-                              "its quantized node " + node_label(qm.nodes[n]) + " is shared with ops that stay quantized"};
-  // Nodes nothing reads any more go (dead after the change), added ones too: an extra reader would
-  // change how ONNX Runtime places its casts around fp16 ops, and so the float ops' rounding.
-  std::vector<bool> added_live(p.added.size(), true);
-  const auto needed_now = [&] {
-    std::set<std::string> needed = always;
-    for (NodeId n : g.nodes)
-      if (live[n])
-        for (ValueId v : qm.nodes[n].inputs)
-          if (v != kNone) needed.insert(qm.values[v].name);
-    for (std::size_t i = 0; i < p.added.size(); ++i)
-      if (added_live[i])
-        for (const std::string& in : p.added[i].proto.input()) needed.insert(in);
-    return needed;
-  };
-  for (bool changed = true; changed;) {
-    changed = false;
-    const std::set<std::string> needed = needed_now();
-    for (NodeId n : g.nodes) {
-      if (!live[n]) continue;
-      bool used = false;
-      for (ValueId v : qm.nodes[n].outputs) used = used || (v != kNone && needed.count(qm.values[v].name));
-      if (!used) {
-        live[n] = false;
-        changed = true;
-      }
-    }
-    for (std::size_t i = 0; i < p.added.size(); ++i) {
-      if (!added_live[i]) continue;
-      bool used = false;
-      for (const std::string& o : p.added[i].proto.output()) used = used || needed.count(o);
-      if (!used) {
-        added_live[i] = false;
-        changed = true;
-      }
-    }
-  }
-
-  // The new node list in topological order: the quantized model's order where it holds, each added
-  // node at its key; a node comes once everything it reads is written.
-  struct Item {
-    double key;
-    GraphEdit::Item ref;
-    std::vector<std::string> inputs, outputs;
-  };
-  std::vector<Item> items;
-  const std::vector<std::size_t> qorder = qm.main_graph_order();
-  for (NodeId n : g.nodes) {
-    if (!live[n]) continue;
-    Item it{static_cast<double>(qorder[n]), {qm.nodes[n].index_in_graph, -1}, {}, {}};
-    for (ValueId v : qm.nodes[n].inputs)
-      if (v != kNone) it.inputs.push_back(qm.values[v].name);
-    for (ValueId v : qm.nodes[n].outputs)
-      if (v != kNone) it.outputs.push_back(qm.values[v].name);
-    items.push_back(std::move(it));
-  }
-  GraphEdit edit;
-  for (std::size_t i = 0; i < p.added.size(); ++i) {
-    if (!added_live[i]) continue;
-    Item it{p.added[i].key, {0, static_cast<int>(edit.added_nodes.size())}, {}, {}};
-    for (const std::string& in : p.added[i].proto.input())
-      if (!in.empty()) it.inputs.push_back(in);
-    for (const std::string& o : p.added[i].proto.output())
-      if (!o.empty()) it.outputs.push_back(o);
-    items.push_back(std::move(it));
-    edit.added_nodes.push_back(p.added[i].proto.SerializeAsString());
-  }
-  std::map<std::string, std::size_t> writer;
-  for (std::size_t i = 0; i < items.size(); ++i)
-    for (const std::string& o : items[i].outputs) writer[o] = i;
-  std::vector<std::vector<std::size_t>> readers(items.size());
-  std::vector<std::size_t> waiting(items.size(), 0);
-  for (std::size_t i = 0; i < items.size(); ++i)
-    for (const std::string& in : items[i].inputs)
-      if (const auto w = writer.find(in); w != writer.end() && w->second != i) {
-        readers[w->second].push_back(i);
-        ++waiting[i];
-      }
-  using Ready = std::pair<double, std::size_t>;
-  std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
-  for (std::size_t i = 0; i < items.size(); ++i)
-    if (!waiting[i]) ready.push({items[i].key, i});
-  while (!ready.empty()) {
-    const std::size_t i = ready.top().second;
-    ready.pop();
-    edit.nodes.push_back(items[i].ref);
-    for (std::size_t r : readers[i])
-      if (--waiting[r] == 0) ready.push({items[r].key, r});
-  }
-  if (edit.nodes.size() != items.size()) throw WhatIfRefused{some_entry, "keeping it in float would make a cycle in the graph"};
-
-  edit.added_initializers = std::move(p.initializers);
-  // The quantized weights of the kept entries (their codes, scales) are no longer read.
-  const std::set<std::string> read = needed_now();
-  for (TensorId t : g.initializers)
-    if (!read.count(qm.tensors[t].name)) edit.dropped_initializers.insert(qm.tensors[t].name);
-  for (const std::string& domain : p.domains) {
-    const std::string d = domain == "ai.onnx" ? "" : domain;
-    const bool has = std::any_of(qm.opset_imports.begin(), qm.opset_imports.end(), [&](const OpsetImport& o) {
-      return (o.domain == "ai.onnx" ? "" : o.domain) == d;
-    });
-    if (has) continue;
-    for (const OpsetImport& o : c_.float_model.opset_imports)
-      if ((o.domain == "ai.onnx" ? "" : o.domain) == d) edit.added_opsets.emplace_back(o.domain, o.version);
-  }
-  return edited_model(base, edit);
+  return rebuild_graph(c_.quant_model, base, plan(entries, part, true), c_.float_model, quant_entry_, entries.empty() ? 0 : entries.front());
 }
 
 }  // namespace vq

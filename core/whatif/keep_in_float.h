@@ -36,6 +36,7 @@
 #include "activations/compared_points.h"
 #include "report/comparison.h"
 #include "util/bytes.h"
+#include "whatif/graph_rebuild.h"
 
 namespace vq {
 
@@ -64,8 +65,7 @@ class KeepInFloat {
   std::string refusal(std::size_t entry, KeptPart part) const;
 
  private:
-  struct Plan;
-  Plan plan(const std::vector<std::size_t>& entries, KeptPart part, bool encode) const;
+  RebuildPlan plan(const std::vector<std::size_t>& entries, KeptPart part, bool encode) const;
 
   const Comparison& c_;
   const ComparePlan& points_;

@@ -93,6 +93,30 @@ test('the sweep in the page: the command line\'s report, chart, table, suggestio
   await assertClean(page);
 });
 
+test('a node\'s "Keep in float" box picks its entry for the Sensitivity tab, which measures it alone', async () => {
+  const page = await openFixturePair(env, PAIR);
+  await page.click('#tab-sensitivity');
+  await page.waitForFunction(() => !document.querySelector('#sensitivity-run')?.disabled);
+  // The fused Conv+BatchNormalization of /down: its detail's box.
+  const r = JSON.parse(cliRun(['--split', 'off', '--json', '-']));
+  const entry = r.entries.find((e) => e.float_nodes.includes('/down/conv/Conv'));
+  await page.click(`#sensitivity-panel`);  // the tab stays shown while the node is selected
+  await page.evaluate(() => document.querySelector('#search').focus());
+  await page.fill('#search', '/down/conv/Conv');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#detail [data-field="keep-in-float"]');
+  await page.check('#detail [data-field="keep-in-float"]');
+  assert.match(await page.textContent('#sensitivity-picked'), new RegExp(`Picked by hand: ${entry.entry}\\.`));
+  await runAndWait(page, '#sensitivity-measure-picked');
+  const chosen = JSON.parse(cliRun(['--keep', String(entry.entry), '--measure', 'chosen', '--json', '-'])).chosen;
+  const db = typeof chosen.error.sqnr_db === 'number' ? `${chosen.error.sqnr_db.toFixed(2)} dB` : 'exact (no error)';
+  assert.ok((await page.textContent('[data-field="picked-result"]')).includes(`output SQNR ${db}`));
+  // Unticked, the pick goes.
+  await page.uncheck('#detail [data-field="keep-in-float"]');
+  assert.equal(await page.textContent('#sensitivity-picked'), '');
+  await assertClean(page);
+});
+
 test('cancelled, the sweep shows what it measured', async () => {
   const page = await openFixturePair(env, 'torch_transformer_ptq');
   await page.click('#tab-sensitivity');

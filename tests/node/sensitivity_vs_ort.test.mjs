@@ -1,5 +1,6 @@
 // `visualquant sensitivity` checked independently, on every fixture pair with the same .npy inputs:
-//  - every what-if model it ran (written by --whatif-dir) passes the onnx checker and, run here by
+//  - every what-if model it ran (written by --whatif-dir: the quantized model with entries kept in
+//    float, and the float model with one entry quantized) passes the onnx checker and, run here by
 //    onnxruntime-node, scores the output SQNR the report says (within 0.05 dB);
 //  - every entry kept in float gives back the float model's outputs (exact or >= 100 dB), where no
 //    entry sits in an If/Loop body; keeping none gives the quantized model's outputs exactly;
@@ -90,6 +91,8 @@ function variantOf(report, file) {
   const id = path.basename(file, '.onnx');
   if (id === 'keep-all') return report.all_in_float;
   if (id === 'keep-chosen') return report.chosen;
+  const alone = /^alone-(\d+)$/.exec(id);
+  if (alone) return report.entries.find((e) => e.entry === Number(alone[1])).quantized_alone;
   const m = /^keep-(\d+)-(both|weights|activations)$/.exec(id);
   if (m) return report.entries.find((e) => e.entry === Number(m[1])).keep_in_float[m[2]];
   const s = /^suggestion-(\d+)$/.exec(id);
@@ -176,9 +179,14 @@ for (const pair of pairs) {
       for (const f of files) {
         const v = variantOf(report, f);
         if (v.status !== 'measured') continue;
-        const measured = score(reference, await run(f, inputs, outputs.map((o) => o.quantized_output)), outputs);
+        // The float model with one entry quantized keeps the float model's inputs and output names.
+        const reverse = path.basename(f).startsWith('alone-');
+        const names = reverse ? outputs.map((o) => ({ float_output: o.float_output, quantized_output: o.float_output })) : outputs;
+        const measured = score(reference, await run(f, inputs, names.map((o) => o.quantized_output)), names);
         sameScore(v.error.sqnr_db, measured, 0.05, `${pair} ${path.basename(f)}`);
       }
+      // Every quantized entry alone in the float model is measured, or said why not.
+      for (const e of report.entries) assert.ok(['measured', 'failed'].includes(e.quantized_alone.status), `${pair} entry ${e.entry}: ${JSON.stringify(e.quantized_alone)}`);
 
       // The suggestion and the model it exports.
       const s = report.suggestion;

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "quant/logical_graph.h"
 #include "report/comparison.h"
 #include "report/sensitivity_report.h"
 #include "rewrite/graph_edit.h"
@@ -18,6 +19,7 @@
 #include "inputs/synthetic_inputs.h"
 #include "test_support.h"
 #include "whatif/keep_in_float.h"
+#include "whatif/quantize_only.h"
 
 using namespace vq;
 using namespace vq::test;
@@ -121,6 +123,35 @@ BOOST_AUTO_TEST_CASE(one_entry_replaced_in_place_its_neighbours_untouched) {
       BOOST_TEST(ma.values[ma.nodes[n].inputs[1]].name == "/down/conv/DequantizeLinear_1_output_0");
     }
   BOOST_TEST(found);
+}
+
+BOOST_AUTO_TEST_CASE(one_entry_quantized_alone_in_the_float_model) {
+  for (const char* name : {"torch_eager_ptq_cnn", "ort_qoperator_cnn", "ort_qdq_renamed_bnfold_fp16"}) {
+    BOOST_TEST_CONTEXT(name) {
+      const auto c = pair(name);
+      const ComparePlan plan = plan_compared_points(*c);
+      const QuantizeOnly quantize(*c, plan);
+      std::size_t built = 0;
+      for (std::size_t e : every_entry(*c)) {
+        bool quantized = false;
+        for (LogicalId id : c->alignment.entries[e].quant_ops) quantized = quantized || c->quant_graph.ops[id].quantized;
+        if (!quantized || !quantize.refusal(e).empty()) continue;
+        const std::vector<std::uint8_t> bytes = quantize.build(c->float_model.bytes.view(), {e});
+        const Model m = load_bytes(std::string(bytes.begin(), bytes.end()));  // checker and shape inference on
+        std::set<std::string> names;
+        for (NodeId n : m.main_graph().nodes) names.insert(m.nodes[n].name);
+        // The entry's float ops are gone, its quantized ones (copied) are in, the other float ops stay.
+        for (NodeId n : c->alignment.entries[e].float_nodes)
+          if (c->float_graph.fold[n] == Fold::None) BOOST_TEST(!names.count(c->float_model.nodes[n].name));
+        std::size_t copies = 0;
+        for (const std::string& n : names) copies += n.rfind("visualquant.quantized/", 0) == 0;
+        BOOST_TEST(copies > 0u);
+        BOOST_TEST(m.main_graph().inputs.size() == c->float_model.main_graph().inputs.size());
+        ++built;
+      }
+      BOOST_TEST(built > 0u);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(refusals_say_why) {

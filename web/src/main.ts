@@ -102,6 +102,8 @@ class App {
       }),
       plotQuantParams: (q, host) => void import('./ui/weight_chart').then((m) => m.renderQuantParams(host, q)),
       plotActivation: (point, host) => void import('./activations/activation_charts').then((m) => m.renderPointCharts(host, point)),
+      keptInFloat: (entry) => this.sensitivity.isPicked(entry),
+      keepInFloat: (entry, on) => this.sensitivity.setPicked(entry, on),
     });
     this.activations = new ActivationPanel(byId('activations-panel'), {
       run: (params, onProgress) => this.runActivations(params, onProgress),

@@ -33,6 +33,8 @@ const FORMATS: { format: 'ort' | 'modelopt' | 'nncf'; label: string; file: strin
 export class SensitivityPanel {
   private running = false;
   private report: SensitivityReport | null = null;
+  /** Entries picked by hand, in the table or with a node's "Keep in float" box. */
+  private readonly pickedSet = new Set<number>();
   private text = '';
   private readonly table: SensitivityTable;
   private readonly runStatus: RunStatus;
@@ -61,7 +63,7 @@ export class SensitivityPanel {
     };
     const table = el('table', { class: 'layer-table sensitivity-table', attrs: { id: 'sensitivity-table' } });
     p.tableBox.append(table);
-    this.table = new SensitivityTable(table, (e: SensitivityEntry) => this.actions.select(e.entry), (entries) => this.picked(entries));
+    this.table = new SensitivityTable(table, (e: SensitivityEntry) => this.actions.select(e.entry), (entry, on) => this.setPicked(entry, on));
     this.runStatus = new RunStatus(p.run, p.cancel, p.bar, p.status);
     p.snippet.hidden = true;
     host.replaceChildren(
@@ -79,6 +81,7 @@ export class SensitivityPanel {
   setPair(open: boolean): void {
     this.report = null;
     this.text = '';
+    this.pickedSet.clear();
     const p = this.parts;
     for (const part of [p.summary, p.chart, p.suggestion, p.exports, p.picked]) part.replaceChildren();
     p.snippet.hidden = true;
@@ -100,6 +103,18 @@ export class SensitivityPanel {
 
   select(entry: number | null): void {
     this.table.select(entry);
+  }
+
+  isPicked(entry: number): boolean {
+    return this.pickedSet.has(entry);
+  }
+
+  /** Picks an entry to keep in float (or not): the table's box and the exports follow. */
+  setPicked(entry: number, on: boolean): void {
+    if (on) this.pickedSet.add(entry);
+    else this.pickedSet.delete(entry);
+    this.table.setPicked(this.pickedSet);
+    this.picked([...this.pickedSet].sort((a, b) => a - b));
   }
 
   private async run(chosen?: number[]) {
@@ -153,6 +168,7 @@ export class SensitivityPanel {
     this.showSuggestion(report);
     p.tableBox.hidden = false;
     this.table.setReport(report);
+    this.table.setPicked(this.pickedSet);
     p.chart.replaceChildren(el('p', { class: 'muted', text: 'Drawing the chart…' }));
     const entries = report.ranking.map((r) => report.entries.find((e) => e.entry === r)!).filter(Boolean);
     void import('./sensitivity_chart').then((m) => m.renderSensitivityChart(p.chart, entries,
@@ -213,10 +229,12 @@ export class SensitivityPanel {
     if (!entries.length) {
       p.picked.replaceChildren();
       if (this.report) this.showExports(this.report.exports.set, this.report.exports.set_from === 'chosen' ? 'the entries you picked' : 'the suggested set');
+      else p.exports.replaceChildren();
       return;
     }
     const measure = el('button', { text: `Measure these ${entries.length} together`, attrs: { type: 'button', id: 'sensitivity-measure-picked' } });
     measure.addEventListener('click', () => void this.run(entries));
+    measure.disabled = this.running || !this.actions.inputs().ready;
     p.picked.replaceChildren(el('span', { text: `Picked by hand: ${entries.join(', ')}. ` }), measure);
     this.showExports(entries, 'the entries you picked (not measured together yet)');
   }

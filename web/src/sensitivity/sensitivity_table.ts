@@ -1,5 +1,6 @@
 // The sweep's entries as a table, best recovery first: what keeping each one in float gives back
-// (the output SQNR then, the gain, and with the split, only its weights or only its activations),
+// (the output SQNR then, the gain, and with the split, only its weights or only its activations, and
+// the float model with only it quantized),
 // why an entry was not measured, and a box per row to pick entries by hand. Clicking a row selects
 // the entry's ops in both graphs.
 import type { SensitivityEntry, SensitivityReport } from 'visualquant-core';
@@ -8,12 +9,12 @@ import { entryLabel, gainText, rankedEntries, variantText } from './sensitivity_
 
 export class SensitivityTable {
   private rows: SensitivityEntry[] = [];
-  private readonly picked = new Set<number>();
+  private picked = new Set<number>();
   private selected: number | null = null;
   private readonly tbody: HTMLTableSectionElement;
 
-  constructor(private readonly table: HTMLTableElement, private readonly onSelect: (e: SensitivityEntry) => void,
-    private readonly onPick: (entries: number[]) => void) {
+  constructor(table: HTMLTableElement, private readonly onSelect: (e: SensitivityEntry) => void,
+    private readonly onPick: (entry: number, on: boolean) => void) {
     const head = el('tr', {},
       el('th', { text: 'Keep', title: 'Pick entries by hand: measure them together, export them, save the model' }),
       el('th', { text: 'Rank', title: 'By the output SQNR with the entry kept in float, best first' }),
@@ -24,6 +25,7 @@ export class SensitivityTable {
       el('th', { text: 'Gain', title: 'Over the quantized model as it is' }),
       el('th', { text: 'Weights only', title: 'The gain with only its weights kept in float' }),
       el('th', { text: 'Activations only', title: 'The gain with only its activations kept in float (QDQ forms)' }),
+      el('th', { text: 'Quantized alone', title: 'The output SQNR of the float model with only this entry quantized: the damage it does on its own' }),
       el('th', { text: 'Note' }));
     this.tbody = el('tbody');
     table.replaceChildren(el('thead', {}, head), this.tbody);
@@ -31,21 +33,19 @@ export class SensitivityTable {
     this.tbody.addEventListener('change', (ev) => {
       const box = ev.target as HTMLInputElement;
       if (box.type !== 'checkbox') return;
-      const entry = Number(box.dataset.entry);
-      if (box.checked) this.picked.add(entry);
-      else this.picked.delete(entry);
-      this.onPick(this.pickedEntries());
+      this.onPick(Number(box.dataset.entry), box.checked);
     });
   }
 
   setReport(report: SensitivityReport | null): void {
     this.rows = report ? rankedEntries(report) : [];
-    this.picked.clear();
     const rank = new Map((report?.ranking ?? []).map((e, i) => [e, i + 1]));
     this.tbody.replaceChildren(...this.rows.map((e, i) => {
       const k = e.keep_in_float;
-      const reasons = Object.entries(k).filter(([, v]) => v.status !== 'measured').map(([part, v]) => `${part}: ${v.reason ?? v.status}`);
+      const reasons = [...Object.entries(k), ['quantized alone', e.quantized_alone] as const]
+        .filter(([, v]) => v.status === 'failed').map(([part, v]) => `${part}: ${v.reason ?? v.status}`);
       const box = el('input', { attrs: { type: 'checkbox', 'data-entry': String(e.entry), 'aria-label': `Keep entry ${e.entry} in float` } });
+      box.checked = this.picked.has(e.entry);
       box.addEventListener('click', (ev) => ev.stopPropagation());
       return el('tr', { attrs: { 'data-index': String(i), 'data-entry': String(e.entry), tabindex: '0' } },
         el('td', {}, box),
@@ -57,13 +57,16 @@ export class SensitivityTable {
         el('td', { class: 'num', text: gainText(k.both) }),
         el('td', { class: 'num', text: gainText(k.weights) }),
         el('td', { class: 'num', text: gainText(k.activations) }),
+        el('td', { class: 'num', text: variantText(e.quantized_alone) }),
         el('td', { class: 'muted', text: reasons.join('; ') }));
     }));
     this.select(this.selected);
   }
 
-  pickedEntries(): number[] {
-    return [...this.picked].sort((a, b) => a - b);
+  /** The entries picked (in the table or in a node's detail): their boxes ticked. */
+  setPicked(picked: Set<number>): void {
+    this.picked = picked;
+    for (const box of this.tbody.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) box.checked = picked.has(Number(box.dataset.entry));
   }
 
   select(entry: number | null): void {

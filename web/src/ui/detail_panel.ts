@@ -19,6 +19,9 @@ export interface DetailActions {
   plotQuantParams(q: TensorQuantization, host: HTMLElement): void;
   /** Draws one compared tensor's charts (values, per-channel error) into `host`. */
   plotActivation(point: ActivationPoint, host: HTMLElement): void;
+  /** Whether an entry is picked to keep in float (the Sensitivity tab), and picking it. */
+  keptInFloat?(entry: number): boolean;
+  keepInFloat?(entry: number, on: boolean): void;
 }
 
 /** At most this many counterpart nodes get their detail shown (a fusion may hold many). */
@@ -99,6 +102,7 @@ export class DetailPanel {
           [info.side === 'float' ? 'quantized ops' : 'float ops', others.length ? links : 'none'],
           ...(same.length ? [['with it on this side', same.join(', ')] as [string, string]] : []),
         ]),
+        ...(entry.float_ops.length && entry.quant_ops.length && this.actions.keepInFloat && info.entry !== null ? [this.keepBox(info.entry)] : []),
         // An op with no counterpart was not matched: its evidence says why not.
         el('h4', { text: entry.float_ops.length && entry.quant_ops.length ? 'Why matched' : 'Why unmatched' }),
         el('ul', { class: 'evidence', attrs: { 'data-field': 'evidence' } }, ...entry.evidence.map((e) => el('li', { text: e })))));
@@ -180,6 +184,15 @@ export class DetailPanel {
   }
 
   /** The entry's compared tensor, once an activation comparison ran: its figures, then its charts (lazily). */
+  /** "Keep in float": picks the entry for the Sensitivity tab's hand-picked set (measured there together). */
+  private keepBox(entry: number): HTMLElement {
+    const box = el('input', { attrs: { type: 'checkbox', 'data-field': 'keep-in-float' } });
+    box.checked = this.actions.keptInFloat?.(entry) ?? false;
+    box.addEventListener('change', () => this.actions.keepInFloat?.(entry, box.checked));
+    return el('label', { class: 'check', title: 'Pick this entry to keep in float: the Sensitivity tab measures the entries picked together, and exports them' },
+      box, ' Keep in float (Sensitivity tab)');
+  }
+
   private activationSection(info: NodeInfo, comparison: Comparison): HTMLElement | null {
     const index = comparison.activations;
     if (!index) return null;

@@ -1,0 +1,320 @@
+#include "whatif/quantize_only.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <set>
+
+#include "inputs/input_binding.h"
+#include "model/skeleton.h"
+#include "onnx/onnx_pb.h"
+#include "quant/logical_graph.h"
+#include "util/error.h"
+#include "whatif/keep_in_float.h"
+#include "whatif/value_types.h"
+
+namespace vq {
+namespace {
+
+using namespace whatif;
+
+// The prefix of the quantized model's nodes and values copied into the float model.
+const std::string kQuantPrefix = "visualquant.quantized/";
+
+}  // namespace
+
+QuantizeOnly::QuantizeOnly(const Comparison& c, const ComparePlan& plan)
+    : c_(c), points_(plan), float_entry_(c.float_model.nodes.size(), kNoEntry), quant_entry_(c.quant_model.nodes.size(), kNoEntry) {
+  const auto& entries = c.alignment.entries;
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    for (NodeId n : entries[e].float_nodes) float_entry_[n] = e;
+    for (NodeId n : entries[e].quant_nodes) quant_entry_[n] = e;
+  }
+  // The graph inputs, paired as the samples are bound (inputs/input_binding.h): by name when the
+  // quantized model has every float name, else by position.
+  const std::vector<ValueId> fin = model_feed_inputs(c.float_model), qin = model_feed_inputs(c.quant_model);
+  const auto& qnames = c.quant_model.main_graph().values_by_name;
+  const bool by_name = std::all_of(fin.begin(), fin.end(), [&](ValueId v) {
+    const auto it = qnames.find(c.float_model.values[v].name);
+    return it != qnames.end() && c.quant_model.values[it->second].kind == ValueKind::GraphInput;
+  });
+  for (std::size_t k = 0; k < fin.size(); ++k) {
+    if (by_name) float_input_of_[qnames.at(c.float_model.values[fin[k]].name)] = fin[k];
+    else if (k < qin.size() && fin.size() == qin.size()) float_input_of_[qin[k]] = fin[k];
+  }
+}
+
+RebuildPlan QuantizeOnly::plan(const std::vector<std::size_t>& entries, bool encode) const {
+  const Model& fm = c_.float_model;
+  const Model& qm = c_.quant_model;
+  const auto& all = c_.alignment.entries;
+  const std::set<std::size_t> chosen(entries.begin(), entries.end());
+  const std::vector<std::size_t> forder = fm.main_graph_order();
+  const std::vector<std::size_t> qorder = qm.main_graph_order();
+  RebuildPlan out;
+  const auto& fnames = fm.main_graph().values_by_name;
+  std::set<std::string> names_taken;
+  const auto fresh = [&](std::size_t e, const std::string& name) {
+    if (fnames.count(name) || !names_taken.insert(name).second) refuse(e, "the float model already has a value named " + quoted(name));
+    return name;
+  };
+  const auto quant_name = [&](std::size_t e, ValueId v) {
+    const std::string name = kQuantPrefix + qm.values[v].name;
+    if (fnames.count(name)) refuse(e, "the float model already has a value named " + quoted(name));
+    return name;
+  };
+  for (std::size_t e : chosen) {
+    if (e >= all.size()) refuse(e, "there is no such entry");
+    const MappingEntry& m = all[e];
+    if (m.float_nodes.empty()) refuse(e, "the float model has no op for it (" + m.kind + ")");
+    if (m.quant_nodes.empty()) refuse(e, "the quantized model has no op for it (" + m.kind + ")");
+    for (NodeId n : m.float_nodes)
+      if (fm.nodes[n].graph != 0) refuse(e, "it is inside an If/Loop body of the float model");
+    for (NodeId n : m.quant_nodes)
+      if (qm.nodes[n].graph != 0) refuse(e, "it is inside an If/Loop body of the quantized model");
+  }
+  const auto entry_key = [&](std::size_t e) {
+    std::size_t first = forder.size() + 1;
+    for (NodeId n : all[e].float_nodes) first = std::min(first, forder[n]);
+    return static_cast<double>(first) - 0.5;
+  };
+  const auto add_node = [&](double key, const std::string& op, std::vector<std::string> inputs, const std::string& output,
+                            const std::string& name) -> onnx::NodeProto& {
+    RebuildPlan::Added a;
+    a.key = key;
+    a.proto.set_op_type(op);
+    a.proto.set_name(name);
+    for (std::string& in : inputs) a.proto.add_input(std::move(in));
+    a.proto.add_output(output);
+    out.added.push_back(std::move(a));
+    return out.added.back().proto;
+  };
+  std::map<std::string, std::string> casts;
+  const auto cast_to = [&](std::size_t e, double key, const std::string& source, const std::string& from, const std::string& to) {
+    if (from.empty() || to.empty() || from == to) return source;
+    const ElementTypeInfo* t = element_type_named(to);
+    if (!t || t->kind != ElementKind::Float) refuse(e, "a value is " + from + " in one model and " + to + " in the other");
+    const std::string id = source + "\x1f" + to;
+    if (const auto it = casts.find(id); it != casts.end()) return it->second;
+    const std::string name = fresh(e, kBoundaryPrefix + "cast/" + to + "/" + source);
+    onnx::NodeProto& n = add_node(key, "Cast", {source}, name, name);
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name("to");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(static_cast<std::int64_t>(t->type));
+    casts.emplace(id, name);
+    return name;
+  };
+  std::set<TensorId> tensors_copied;
+  const auto copy_constant = [&](std::size_t e, ValueId v) {
+    const std::string name = quant_name(e, v);
+    const Tensor& t = qm.tensors[qm.values[v].tensor];
+    if (t.storage == TensorStorage::Strings || t.sparse || !t.type) refuse(e, "its tensor " + quoted(t.name) + " is not a dense numeric tensor");
+    if (encode && tensors_copied.insert(qm.values[v].tensor).second) out.initializers.push_back(tensor_record(qm, t, name));
+    return name;
+  };
+  // Point-quantizer constants made once per point.
+  std::map<std::size_t, std::pair<std::string, std::string>> quantizer_names;
+  const auto quantizer_inputs = [&](std::size_t e, std::size_t point) {
+    if (const auto it = quantizer_names.find(point); it != quantizer_names.end()) return it->second;
+    const ActivationQuantizer& q = *points_.points[point].quantizer;
+    const std::string of = "point" + std::to_string(point);
+    const std::string scale = fresh(e, kBoundaryPrefix + "scale/" + of), zero = fresh(e, kBoundaryPrefix + "zero_point/" + of);
+    if (encode) {
+      out.initializers.push_back(scalar_tensor(scale, "float32", q.scale));
+      out.initializers.push_back(scalar_tensor(zero, q.type, q.zero_point));
+    }
+    return quantizer_names[point] = {scale, zero};
+  };
+
+  // The float model's value that stands for quantized value v, in the form the quantized ops read it.
+  const auto float_counterpart = [&](std::size_t e, ValueId v, double key) -> std::optional<std::string> {
+    const std::string qtype = inferred_type(qm, v);
+    if (qm.values[v].kind == ValueKind::GraphInput) {
+      const auto it = float_input_of_.find(v);
+      if (it == float_input_of_.end()) refuse(e, "the quantized model's input " + quoted(qm.values[v].name) + " has no counterpart in the float model");
+      return cast_to(e, key, fm.values[it->second].name, element_type_of(fm, it->second), qtype);
+    }
+    for (std::size_t i = 0; i < points_.points.size(); ++i) {
+      const ComparedPoint& p = points_.points[i];
+      if (p.float_value == kNone || p.float_body || p.quant_body || p.pre_quant_body || fm.values[p.float_value].graph != 0) continue;
+      const std::string& f = fm.values[p.float_value].name;
+      const std::string ftype = element_type_of(fm, p.float_value);
+      if (p.pre_quant_value == v) return cast_to(e, key, f, ftype, qtype);  // what a QuantizeLinear the entry owns reads
+      if (p.quant_value != v) continue;
+      if (!p.quantizer) return cast_to(e, key, f, ftype, qtype);  // a float tensor in the quantized model too
+      // Read as the quantized model has it: codes (QuantizeLinear) or their dequantised values.
+      const auto [scale, zero] = quantizer_inputs(e, i);
+      const std::string x = cast_to(e, key, f, ftype, "float32");
+      const std::string codes = fresh(e, kBoundaryPrefix + "quantized/" + qm.values[v].name);
+      add_node(key, "QuantizeLinear", {x, scale, zero}, codes, codes);
+      if (p.quant_is_codes) return codes;
+      const std::string values = fresh(e, kBoundaryPrefix + "dequantized/" + qm.values[v].name);
+      add_node(key, "DequantizeLinear", {codes, scale, zero}, values, values);
+      return cast_to(e, key, values, "float32", qtype);
+    }
+    return std::nullopt;
+  };
+  const auto no_counterpart = [&](std::size_t e, ValueId v) {
+    refuse(e, "the quantized model's value " + quoted(qm.values[v].name) + " that it reads has no counterpart in the float model");
+  };
+
+  std::set<NodeId> copied;
+  std::map<ValueId, std::string> resolved;
+  std::function<std::string(std::size_t, ValueId, double)> resolve = [&](std::size_t e, ValueId v, double key) -> std::string {
+    if (const auto it = resolved.find(v); it != resolved.end()) return it->second;
+    const Value& val = qm.values[v];
+    std::string name;
+    if (val.kind == ValueKind::OuterScope) refuse(e, "it reads a value of an enclosing graph");
+    if (val.tensor != kNone) {
+      name = copy_constant(e, v);
+    } else if (val.kind == ValueKind::GraphInput) {
+      const auto f = float_counterpart(e, v, key);
+      if (!f) no_counterpart(e, v);
+      name = *f;
+    } else {
+      const NodeId p = val.producer;
+      const std::size_t owner = p == kNone ? kNoEntry : quant_entry_[p];
+      const bool own = owner != kNoEntry && chosen.count(owner);
+      const bool constant = p != kNone && c_.quant_graph.fold[p] == Fold::Constant;
+      std::optional<std::string> f;
+      if (p != kNone && (own || constant)) {
+        name = quant_name(e, v);
+        if (!own) {
+          resolved[v] = name;
+          copied.insert(p);  // weight preparation another entry owns (a shared weight's DequantizeLinear)
+        }
+      } else if ((f = float_counterpart(e, v, key))) {
+        name = *f;
+      } else if (p != kNone && c_.quant_graph.fold[p] == Fold::Quant) {
+        // A Q/DQ (or Cast) another entry owns, between its tensor and this one's ops (a
+        // QuantizeLinear an exporter put with the op before): copied too, back to a point.
+        name = quant_name(e, v);
+        resolved[v] = name;
+        copied.insert(p);
+        for (ValueId in : qm.nodes[p].inputs)
+          if (in != kNone) resolve(e, in, key);
+      } else {
+        no_counterpart(e, v);
+      }
+    }
+    resolved[v] = name;
+    return name;
+  };
+
+  for (std::size_t e : chosen) {
+    const MappingEntry& m = all[e];
+    const double key = entry_key(e);
+    for (NodeId n : m.quant_nodes) copied.insert(n);
+    // The value the float model's other ops read from this entry.
+    const std::set<NodeId> fset(m.float_nodes.begin(), m.float_nodes.end());
+    const auto& fouts = fm.main_graph().outputs;
+    std::vector<ValueId> float_outputs;
+    for (NodeId n : m.float_nodes) {
+      if (c_.float_graph.fold[n] == Fold::Constant) continue;
+      for (ValueId w : fm.nodes[n].outputs) {
+        if (w == kNone) continue;
+        bool outside = std::find(fouts.begin(), fouts.end(), w) != fouts.end();
+        for (NodeId r : fm.values[w].consumers) outside = outside || !fset.count(r);
+        if (outside) float_outputs.push_back(w);
+      }
+      out.removed.insert(n);
+    }
+    if (float_outputs.size() != 1)
+      refuse(e, float_outputs.empty() ? "the rest of the float model reads nothing it writes"
+                                      : "its float ops write " + std::to_string(float_outputs.size()) + " tensors the rest of the model reads");
+    // What the quantized ops give the rest of their model: a graph output (its output Q/DQ pair
+    // included) when there is one, else their one value read outside.
+    const std::set<NodeId> qset(m.quant_nodes.begin(), m.quant_nodes.end());
+    const auto& qouts = qm.main_graph().outputs;
+    std::vector<ValueId> quant_outputs;
+    ValueId graph_output = kNone;
+    for (NodeId n : m.quant_nodes)
+      for (ValueId w : qm.nodes[n].outputs) {
+        if (w == kNone) continue;
+        const bool is_output = std::find(qouts.begin(), qouts.end(), w) != qouts.end();
+        bool outside = is_output;
+        for (NodeId r : qm.values[w].consumers) outside = outside || !qset.count(r);
+        if (!is_output && c_.quant_graph.fold[n] != Fold::None && c_.quant_graph.fold[n] != Fold::Rescale) outside = false;
+        if (outside) quant_outputs.push_back(w);
+        if (is_output) graph_output = w;
+      }
+    if (graph_output == kNone && quant_outputs.size() != 1)
+      refuse(e, quant_outputs.empty() ? "the rest of the quantized model reads nothing it writes"
+                                      : "its quantized ops write " + std::to_string(quant_outputs.size()) + " tensors the rest of the model reads");
+    const ValueId w = graph_output != kNone ? graph_output : quant_outputs[0];
+    const std::string target = fm.values[float_outputs[0]].name;
+    const std::string ftype = element_type_of(fm, float_outputs[0]);
+    const std::string qtype = inferred_type(qm, w);
+    if (qtype.empty()) refuse(e, "the element type of its output " + quoted(qm.values[w].name) + " is not known");
+    out.reproduced.insert(target);
+    const std::string result = quant_name(e, w);
+    if (is_code_type(qtype)) {
+      // Codes: dequantised with the scale and zero point of the op that wrote them.
+      NodeId writer = qm.values[w].producer;
+      for (int hop = 0; hop < 16 && writer != kNone && output_quantizer_slot(qm.nodes[writer]) < 0 && moves_elements(qm.nodes[writer]) &&
+                        qm.values[qm.nodes[writer].inputs[0]].producer != kNone;
+           ++hop)
+        writer = qm.values[qm.nodes[writer].inputs[0]].producer;
+      const int slot = writer == kNone ? -1 : output_quantizer_slot(qm.nodes[writer]);
+      if (slot < 0 || static_cast<std::size_t>(slot) >= qm.nodes[writer].inputs.size() || qm.nodes[writer].inputs[slot] == kNone)
+        refuse(e, "the scale of its output codes " + quoted(qm.values[w].name) + " is not known");
+      std::vector<std::string> in = {result, resolve(e, qm.nodes[writer].inputs[slot], key)};
+      if (static_cast<std::size_t>(slot) + 1 < qm.nodes[writer].inputs.size() && qm.nodes[writer].inputs[slot + 1] != kNone)
+        in.push_back(resolve(e, qm.nodes[writer].inputs[slot + 1], key));
+      const std::string values = fresh(e, kBoundaryPrefix + "dequantized/" + qm.values[w].name);
+      add_node(key + 0.25, "DequantizeLinear", in, values, values);
+      add_node(key + 0.3, "Identity", {cast_to(e, key + 0.3, values, "float32", ftype)}, target, fresh(e, kBoundaryPrefix + "identity/" + target));
+    } else {
+      add_node(key + 0.25, "Identity", {cast_to(e, key + 0.25, result, qtype, ftype)}, target, fresh(e, kBoundaryPrefix + "identity/" + target));
+    }
+  }
+  // The copies, in the quantized model's order, reading what `resolve` finds.
+  std::vector<NodeId> order;
+  for (std::size_t pass = 0; pass < 2; ++pass) {
+    order.assign(copied.begin(), copied.end());
+    std::sort(order.begin(), order.end(), [&](NodeId a, NodeId b) { return qorder[a] < qorder[b]; });
+    const std::size_t before = copied.size();
+    for (NodeId n : order) {
+      const std::size_t e = quant_entry_[n] != kNoEntry && chosen.count(quant_entry_[n]) ? quant_entry_[n] : *chosen.begin();
+      for (ValueId v : qm.nodes[n].inputs)
+        if (v != kNone) resolve(e, v, entry_key(e));
+    }
+    if (copied.size() == before) break;
+  }
+  for (NodeId n : order) {
+    const Node& node = qm.nodes[n];
+    if (node.op_type == "Constant") continue;  // its value is an initializer (resolve)
+    const std::size_t e = quant_entry_[n] != kNoEntry && chosen.count(quant_entry_[n]) ? quant_entry_[n] : *chosen.begin();
+    if (!node.subgraphs.empty()) refuse(e, "its quantized op " + node_label(node) + " holds a body");
+    onnx::NodeProto copy = *node.proto;
+    for (const onnx::AttributeProto& a : copy.attribute())
+      if (a.has_t() && stripped_payload_index(a.t())) refuse(e, "its quantized op " + node_label(node) + " holds a large tensor attribute");
+    copy.set_name(kQuantPrefix + (node.name.empty() ? node.id : node.name));
+    for (int i = 0; i < copy.input_size(); ++i)
+      if (!copy.input(i).empty()) copy.set_input(i, resolved.at(node.inputs[static_cast<std::size_t>(i)]));
+    for (int i = 0; i < copy.output_size(); ++i)
+      if (!copy.output(i).empty()) copy.set_output(i, quant_name(e, node.outputs[static_cast<std::size_t>(i)]));
+    out.domains.insert(node.domain);
+    RebuildPlan::Added a;
+    a.key = entry_key(e) + 0.1 + 0.1 * static_cast<double>(qorder[n]) / static_cast<double>(qorder.size() + 1);
+    a.proto = std::move(copy);
+    out.added.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::string QuantizeOnly::refusal(std::size_t entry) const {
+  try {
+    plan({entry}, false);
+    return "";
+  } catch (const WhatIfRefused& r) {
+    return r.reason;
+  }
+}
+
+std::vector<std::uint8_t> QuantizeOnly::build(ByteView base, const std::vector<std::size_t>& entries) const {
+  return rebuild_graph(c_.float_model, base, plan(entries, true), c_.quant_model, float_entry_, entries.empty() ? 0 : entries.front());
+}
+
+}  // namespace vq
