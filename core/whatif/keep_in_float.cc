@@ -5,10 +5,10 @@
 #include <set>
 
 #include "inputs/input_binding.h"
-#include "model/skeleton.h"
 #include "onnx/onnx_pb.h"
 #include "quant/logical_graph.h"
 #include "util/error.h"
+#include "whatif/edit_builder.h"
 #include "whatif/value_types.h"
 
 namespace vq {
@@ -71,24 +71,9 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
   const std::vector<std::size_t> qorder = qm.main_graph_order();
   RebuildPlan out;
 
-  const auto& qnames = qm.main_graph().values_by_name;
-  std::set<std::string> names_taken;  // names of values the edit adds, to keep them unique
-  const auto fresh = [&](std::size_t entry, const std::string& name) {
-    if (qnames.count(name) || !names_taken.insert(name).second)
-      refuse(entry, "the quantized model already has a value named " + quoted(name));
-    return name;
-  };
-
-  for (std::size_t e : kept) {
-    if (e >= all.size()) refuse(e, "there is no such entry");
-    const MappingEntry& m = all[e];
-    if (m.float_nodes.empty()) refuse(e, "the float model has no op for it (" + m.kind + ")");
-    if (m.quant_nodes.empty()) refuse(e, "the quantized model has no op for it (" + m.kind + ")");
-    for (NodeId n : m.float_nodes)
-      if (fm.nodes[n].graph != 0) refuse(e, "it is inside an If/Loop body of the float model");
-    for (NodeId n : m.quant_nodes)
-      if (qm.nodes[n].graph != 0) refuse(e, "it is inside an If/Loop body of the quantized model");
-  }
+  EditBuilder edit(out, qm);
+  const auto fresh = [&](std::size_t e, const std::string& name) { return edit.fresh(e, name); };
+  for (std::size_t e : kept) check_rebuildable(c_, e);
 
   // The key that puts an entry's added nodes where its quantized nodes were.
   const auto entry_key = [&](std::size_t e) {
@@ -97,33 +82,10 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
     return static_cast<double>(first) - 0.5;
   };
   const auto add_node = [&](double key, const std::string& op, std::vector<std::string> inputs, const std::string& output,
-                            const std::string& name) -> onnx::NodeProto& {
-    RebuildPlan::Added a;
-    a.key = key;
-    a.proto.set_op_type(op);
-    a.proto.set_name(name);
-    for (std::string& in : inputs) a.proto.add_input(std::move(in));
-    a.proto.add_output(output);
-    out.added.push_back(std::move(a));
-    return out.added.back().proto;
-  };
-  std::map<std::string, std::string> casts;  // "source→type" → the cast's output
+                            const std::string& name) -> onnx::NodeProto& { return edit.add_node(key, op, std::move(inputs), output, name); };
   const auto cast_to = [&](std::size_t e, double key, const std::string& source, const std::string& from, const std::string& to) {
-    if (from.empty() || to.empty() || from == to) return source;
-    const ElementTypeInfo* t = element_type_named(to);
-    if (!t || t->kind != ElementKind::Float) refuse(e, "a value is " + from + " in one model and " + to + " in the other");
-    const std::string id = source + "\x1f" + to;
-    if (const auto it = casts.find(id); it != casts.end()) return it->second;
-    const std::string name = fresh(e, kBoundaryPrefix + "cast/" + to + "/" + source);
-    onnx::NodeProto& n = add_node(key, "Cast", {source}, name, name);
-    onnx::AttributeProto* a = n.add_attribute();
-    a->set_name("to");
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(static_cast<std::int64_t>(t->type));
-    casts.emplace(id, name);
-    return name;
+    return edit.cast_to(e, key, source, from, to);
   };
-  std::map<std::string, std::string> made_constants;  // "scale/zp of a point" → initializer names
   const auto quantizer_inputs = [&](std::size_t e, const ActivationQuantizer& q, const std::string& of) {
     const std::string scale = fresh(e, kBoundaryPrefix + "scale/" + of), zero = fresh(e, kBoundaryPrefix + "zero_point/" + of);
     if (encode) {
@@ -136,11 +98,8 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
   std::set<NodeId> copied;          // float nodes copied
   std::map<ValueId, std::string> resolved;  // float value → the name the copies read it under
   std::set<TensorId> tensors_copied;
-  const auto float_name = [&](std::size_t e, ValueId v) {
-    const std::string name = kFloatPrefix + fm.values[v].name;
-    if (qnames.count(name)) refuse(e, "the quantized model already has a value named " + quoted(name));
-    return name;
-  };
+  const auto float_name = [&](std::size_t e, ValueId v) { return edit.prefixed(e, kFloatPrefix + fm.values[v].name); };
+  std::set<std::string> dequantized;  // the codes dequantised for the copies, once each
   // A float weight (an initializer or a Constant node's value), copied into the model.
   const auto copy_constant = [&](std::size_t e, ValueId v) {
     const std::string name = float_name(e, v);
@@ -269,8 +228,8 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
         if (!p.quantizer) refuse(e, "the codes it reads (" + quoted(qm.values[p.quant_value].name) + ") have no known scale");
         const std::string codes = qm.values[p.quant_value].name;
         const std::string name = kBoundaryPrefix + "dequantized/" + codes;
-        if (!names_taken.count(name)) {
-          fresh(e, name);
+        if (!dequantized.count(name)) {
+          dequantized.insert(fresh(e, name));
           const auto [scale, zero] = quantizer_inputs(e, *p.quantizer, codes);
           add_node(key, "DequantizeLinear", {codes, scale, zero}, name, name);
         }
@@ -318,52 +277,23 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
       const double key = entry_key(e);
       for (NodeId n : m.float_nodes) copied.insert(n);
       // Outputs of the float ops that the rest of the float model reads.
-      const std::set<NodeId> fset(m.float_nodes.begin(), m.float_nodes.end());
-      const auto& fouts = fm.main_graph().outputs;
-      std::vector<ValueId> float_outputs;
-      for (NodeId n : m.float_nodes) {
-        if (c_.float_graph.fold[n] == Fold::Constant) continue;
-        for (ValueId w : fm.nodes[n].outputs) {
-          if (w == kNone) continue;
-          bool outside = std::find(fouts.begin(), fouts.end(), w) != fouts.end();
-          for (NodeId r : fm.values[w].consumers) outside = outside || !fset.count(r);
-          if (outside) float_outputs.push_back(w);
-        }
-      }
+      const std::vector<ValueId> float_outputs = outputs_read_outside(fm, c_.float_graph, m.float_nodes, false);
       if (float_outputs.size() != 1)
         refuse(e, float_outputs.empty() ? "the rest of the float model reads nothing it writes"
                                         : "its float ops write " + std::to_string(float_outputs.size()) + " tensors the rest of the model reads");
-      // Its quantized nodes' outputs that the rest of the quantized model reads.
-      const std::set<NodeId> qset(m.quant_nodes.begin(), m.quant_nodes.end());
-      const auto& qouts = qm.main_graph().outputs;
-      std::vector<ValueId> quant_outputs;
-      for (NodeId n : m.quant_nodes) {
-        for (ValueId w : qm.nodes[n].outputs) {
-          if (w == kNone) continue;
-          const bool graph_output = std::find(qouts.begin(), qouts.end(), w) != qouts.end();
-          bool outside = graph_output;
-          for (NodeId r : qm.values[w].consumers) outside = outside || !qset.count(r);
-          // A weight or an input Q/DQ the entry shares with another op stays where it is.
-          if (!graph_output && c_.quant_graph.fold[n] != Fold::None && c_.quant_graph.fold[n] != Fold::Rescale) outside = false;
-          if (outside) quant_outputs.push_back(w);
-        }
-        out.removed.insert(n);
-      }
+      // Its quantized nodes' outputs that the rest of the quantized model reads (a weight or an input
+      // Q/DQ the entry shares with another op stays where it is).
+      const std::vector<ValueId> quant_outputs = outputs_read_outside(qm, c_.quant_graph, m.quant_nodes, true);
+      for (NodeId n : m.quant_nodes) out.removed.insert(n);
       if (quant_outputs.empty()) refuse(e, "the rest of the quantized model reads nothing it writes");
       const std::string result = float_name(e, float_outputs[0]);
       const std::string ftype = element_type_of(fm, float_outputs[0]);
       for (ValueId w : quant_outputs) {
         const std::string& target = qm.values[w].name;
-        // The output quantizer of the op that wrote codes, by its own scale and zero-point inputs.
+        // The output quantizer of the op that wrote codes, by its own scale and zero-point inputs
         // (through the ops that only move codes: a Reshape after a QGemm).
-        NodeId writer = qm.values[w].producer;
-        for (int hop = 0; hop < 16 && writer != kNone && output_quantizer_slot(qm.nodes[writer]) < 0 && moves_elements(qm.nodes[writer]) &&
-                          qm.values[qm.nodes[writer].inputs[0]].producer != kNone;
-             ++hop)
-          writer = qm.values[qm.nodes[writer].inputs[0]].producer;
-        const int slot = writer == kNone ? -1 : output_quantizer_slot(qm.nodes[writer]);
-        const bool has_slot =
-            slot >= 0 && static_cast<std::size_t>(slot) < qm.nodes[writer].inputs.size() && qm.nodes[writer].inputs[slot] != kNone;
+        const auto [writer, slot] = codes_writer(qm, w);
+        const bool has_slot = writer != kNone;
         ValueId zero_value = kNone;
         if (has_slot && static_cast<std::size_t>(slot) + 1 < qm.nodes[writer].inputs.size()) zero_value = qm.nodes[writer].inputs[slot + 1];
         const std::string qtype = inferred_type(qm, w);
@@ -407,26 +337,9 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
       }
       if (copied.size() == before) break;
     }
-    for (NodeId n : order) {
-      const Node& node = fm.nodes[n];
-      if (node.op_type == "Constant") continue;  // its value is an initializer (resolve)
-      const std::size_t e = float_entry_[n] != kNoEntry && kept.count(float_entry_[n]) ? float_entry_[n] : *kept.begin();
-      if (!node.subgraphs.empty()) refuse(e, "its float op " + node_label(node) + " holds a body");
-      onnx::NodeProto copy = *node.proto;
-      for (const onnx::AttributeProto& a : copy.attribute())
-        if (a.has_t() && stripped_payload_index(a.t())) refuse(e, "its float op " + node_label(node) + " holds a large tensor attribute");
-      copy.set_name(kFloatPrefix + (node.name.empty() ? node.id : node.name));
-      for (int i = 0; i < copy.input_size(); ++i)
-        if (!copy.input(i).empty()) copy.set_input(i, resolved.at(node.inputs[static_cast<std::size_t>(i)]));
-      for (int i = 0; i < copy.output_size(); ++i)
-        if (!copy.output(i).empty()) copy.set_output(i, float_name(e, node.outputs[static_cast<std::size_t>(i)]));
-      out.domains.insert(node.domain);
-      RebuildPlan::Added a;
-      // Float copies go before the entry's boundary nodes (key + 0.25) and after its input casts.
-      a.key = entry_key(e) + 0.1 + 0.1 * static_cast<double>(forder[n]) / static_cast<double>(forder.size() + 1);
-      a.proto = std::move(copy);
-      out.added.push_back(std::move(a));
-    }
+    edit.copy_nodes(fm, order, kFloatPrefix, "float op", resolved,
+                    [&](NodeId n) { return float_entry_[n] != kNoEntry && kept.count(float_entry_[n]) ? float_entry_[n] : *kept.begin(); },
+                    entry_key, float_name);
   }
   return out;
 }

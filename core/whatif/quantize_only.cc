@@ -6,11 +6,11 @@
 #include <set>
 
 #include "inputs/input_binding.h"
-#include "model/skeleton.h"
 #include "onnx/onnx_pb.h"
 #include "quant/logical_graph.h"
 #include "util/error.h"
 #include "whatif/keep_in_float.h"
+#include "whatif/edit_builder.h"
 #include "whatif/value_types.h"
 
 namespace vq {
@@ -52,58 +52,19 @@ RebuildPlan QuantizeOnly::plan(const std::vector<std::size_t>& entries, bool enc
   const std::vector<std::size_t> forder = fm.main_graph_order();
   const std::vector<std::size_t> qorder = qm.main_graph_order();
   RebuildPlan out;
-  const auto& fnames = fm.main_graph().values_by_name;
-  std::set<std::string> names_taken;
-  const auto fresh = [&](std::size_t e, const std::string& name) {
-    if (fnames.count(name) || !names_taken.insert(name).second) refuse(e, "the float model already has a value named " + quoted(name));
-    return name;
-  };
-  const auto quant_name = [&](std::size_t e, ValueId v) {
-    const std::string name = kQuantPrefix + qm.values[v].name;
-    if (fnames.count(name)) refuse(e, "the float model already has a value named " + quoted(name));
-    return name;
-  };
-  for (std::size_t e : chosen) {
-    if (e >= all.size()) refuse(e, "there is no such entry");
-    const MappingEntry& m = all[e];
-    if (m.float_nodes.empty()) refuse(e, "the float model has no op for it (" + m.kind + ")");
-    if (m.quant_nodes.empty()) refuse(e, "the quantized model has no op for it (" + m.kind + ")");
-    for (NodeId n : m.float_nodes)
-      if (fm.nodes[n].graph != 0) refuse(e, "it is inside an If/Loop body of the float model");
-    for (NodeId n : m.quant_nodes)
-      if (qm.nodes[n].graph != 0) refuse(e, "it is inside an If/Loop body of the quantized model");
-  }
+  EditBuilder edit(out, fm);
+  const auto fresh = [&](std::size_t e, const std::string& name) { return edit.fresh(e, name); };
+  const auto quant_name = [&](std::size_t e, ValueId v) { return edit.prefixed(e, kQuantPrefix + qm.values[v].name); };
+  for (std::size_t e : chosen) check_rebuildable(c_, e);
   const auto entry_key = [&](std::size_t e) {
     std::size_t first = forder.size() + 1;
     for (NodeId n : all[e].float_nodes) first = std::min(first, forder[n]);
     return static_cast<double>(first) - 0.5;
   };
   const auto add_node = [&](double key, const std::string& op, std::vector<std::string> inputs, const std::string& output,
-                            const std::string& name) -> onnx::NodeProto& {
-    RebuildPlan::Added a;
-    a.key = key;
-    a.proto.set_op_type(op);
-    a.proto.set_name(name);
-    for (std::string& in : inputs) a.proto.add_input(std::move(in));
-    a.proto.add_output(output);
-    out.added.push_back(std::move(a));
-    return out.added.back().proto;
-  };
-  std::map<std::string, std::string> casts;
+                            const std::string& name) -> onnx::NodeProto& { return edit.add_node(key, op, std::move(inputs), output, name); };
   const auto cast_to = [&](std::size_t e, double key, const std::string& source, const std::string& from, const std::string& to) {
-    if (from.empty() || to.empty() || from == to) return source;
-    const ElementTypeInfo* t = element_type_named(to);
-    if (!t || t->kind != ElementKind::Float) refuse(e, "a value is " + from + " in one model and " + to + " in the other");
-    const std::string id = source + "\x1f" + to;
-    if (const auto it = casts.find(id); it != casts.end()) return it->second;
-    const std::string name = fresh(e, kBoundaryPrefix + "cast/" + to + "/" + source);
-    onnx::NodeProto& n = add_node(key, "Cast", {source}, name, name);
-    onnx::AttributeProto* a = n.add_attribute();
-    a->set_name("to");
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(static_cast<std::int64_t>(t->type));
-    casts.emplace(id, name);
-    return name;
+    return edit.cast_to(e, key, source, from, to);
   };
   std::set<TensorId> tensors_copied;
   const auto copy_constant = [&](std::size_t e, ValueId v) {
@@ -207,38 +168,18 @@ RebuildPlan QuantizeOnly::plan(const std::vector<std::size_t>& entries, bool enc
     const double key = entry_key(e);
     for (NodeId n : m.quant_nodes) copied.insert(n);
     // The value the float model's other ops read from this entry.
-    const std::set<NodeId> fset(m.float_nodes.begin(), m.float_nodes.end());
-    const auto& fouts = fm.main_graph().outputs;
-    std::vector<ValueId> float_outputs;
-    for (NodeId n : m.float_nodes) {
-      if (c_.float_graph.fold[n] == Fold::Constant) continue;
-      for (ValueId w : fm.nodes[n].outputs) {
-        if (w == kNone) continue;
-        bool outside = std::find(fouts.begin(), fouts.end(), w) != fouts.end();
-        for (NodeId r : fm.values[w].consumers) outside = outside || !fset.count(r);
-        if (outside) float_outputs.push_back(w);
-      }
-      out.removed.insert(n);
-    }
+    const std::vector<ValueId> float_outputs = outputs_read_outside(fm, c_.float_graph, m.float_nodes, false);
+    for (NodeId n : m.float_nodes) out.removed.insert(n);
     if (float_outputs.size() != 1)
       refuse(e, float_outputs.empty() ? "the rest of the float model reads nothing it writes"
                                       : "its float ops write " + std::to_string(float_outputs.size()) + " tensors the rest of the model reads");
     // What the quantized ops give the rest of their model: a graph output (its output Q/DQ pair
     // included) when there is one, else their one value read outside.
-    const std::set<NodeId> qset(m.quant_nodes.begin(), m.quant_nodes.end());
+    const std::vector<ValueId> quant_outputs = outputs_read_outside(qm, c_.quant_graph, m.quant_nodes, true);
     const auto& qouts = qm.main_graph().outputs;
-    std::vector<ValueId> quant_outputs;
     ValueId graph_output = kNone;
-    for (NodeId n : m.quant_nodes)
-      for (ValueId w : qm.nodes[n].outputs) {
-        if (w == kNone) continue;
-        const bool is_output = std::find(qouts.begin(), qouts.end(), w) != qouts.end();
-        bool outside = is_output;
-        for (NodeId r : qm.values[w].consumers) outside = outside || !qset.count(r);
-        if (!is_output && c_.quant_graph.fold[n] != Fold::None && c_.quant_graph.fold[n] != Fold::Rescale) outside = false;
-        if (outside) quant_outputs.push_back(w);
-        if (is_output) graph_output = w;
-      }
+    for (ValueId w : quant_outputs)
+      if (std::find(qouts.begin(), qouts.end(), w) != qouts.end()) graph_output = w;
     if (graph_output == kNone && quant_outputs.size() != 1)
       refuse(e, quant_outputs.empty() ? "the rest of the quantized model reads nothing it writes"
                                       : "its quantized ops write " + std::to_string(quant_outputs.size()) + " tensors the rest of the model reads");
@@ -251,14 +192,8 @@ RebuildPlan QuantizeOnly::plan(const std::vector<std::size_t>& entries, bool enc
     const std::string result = quant_name(e, w);
     if (is_code_type(qtype)) {
       // Codes: dequantised with the scale and zero point of the op that wrote them.
-      NodeId writer = qm.values[w].producer;
-      for (int hop = 0; hop < 16 && writer != kNone && output_quantizer_slot(qm.nodes[writer]) < 0 && moves_elements(qm.nodes[writer]) &&
-                        qm.values[qm.nodes[writer].inputs[0]].producer != kNone;
-           ++hop)
-        writer = qm.values[qm.nodes[writer].inputs[0]].producer;
-      const int slot = writer == kNone ? -1 : output_quantizer_slot(qm.nodes[writer]);
-      if (slot < 0 || static_cast<std::size_t>(slot) >= qm.nodes[writer].inputs.size() || qm.nodes[writer].inputs[slot] == kNone)
-        refuse(e, "the scale of its output codes " + quoted(qm.values[w].name) + " is not known");
+      const auto [writer, slot] = codes_writer(qm, w);
+      if (writer == kNone) refuse(e, "the scale of its output codes " + quoted(qm.values[w].name) + " is not known");
       std::vector<std::string> in = {result, resolve(e, qm.nodes[writer].inputs[slot], key)};
       if (static_cast<std::size_t>(slot) + 1 < qm.nodes[writer].inputs.size() && qm.nodes[writer].inputs[slot + 1] != kNone)
         in.push_back(resolve(e, qm.nodes[writer].inputs[slot + 1], key));
@@ -282,25 +217,9 @@ RebuildPlan QuantizeOnly::plan(const std::vector<std::size_t>& entries, bool enc
     }
     if (copied.size() == before) break;
   }
-  for (NodeId n : order) {
-    const Node& node = qm.nodes[n];
-    if (node.op_type == "Constant") continue;  // its value is an initializer (resolve)
-    const std::size_t e = quant_entry_[n] != kNoEntry && chosen.count(quant_entry_[n]) ? quant_entry_[n] : *chosen.begin();
-    if (!node.subgraphs.empty()) refuse(e, "its quantized op " + node_label(node) + " holds a body");
-    onnx::NodeProto copy = *node.proto;
-    for (const onnx::AttributeProto& a : copy.attribute())
-      if (a.has_t() && stripped_payload_index(a.t())) refuse(e, "its quantized op " + node_label(node) + " holds a large tensor attribute");
-    copy.set_name(kQuantPrefix + (node.name.empty() ? node.id : node.name));
-    for (int i = 0; i < copy.input_size(); ++i)
-      if (!copy.input(i).empty()) copy.set_input(i, resolved.at(node.inputs[static_cast<std::size_t>(i)]));
-    for (int i = 0; i < copy.output_size(); ++i)
-      if (!copy.output(i).empty()) copy.set_output(i, quant_name(e, node.outputs[static_cast<std::size_t>(i)]));
-    out.domains.insert(node.domain);
-    RebuildPlan::Added a;
-    a.key = entry_key(e) + 0.1 + 0.1 * static_cast<double>(qorder[n]) / static_cast<double>(qorder.size() + 1);
-    a.proto = std::move(copy);
-    out.added.push_back(std::move(a));
-  }
+  edit.copy_nodes(qm, order, kQuantPrefix, "quantized op", resolved,
+                  [&](NodeId n) { return quant_entry_[n] != kNoEntry && chosen.count(quant_entry_[n]) ? quant_entry_[n] : *chosen.begin(); },
+                  entry_key, quant_name);
   return out;
 }
 
