@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "inputs/input_binding.h"
 #include "model/skeleton.h"
 #include "whatif/keep_in_float.h"
 #include "whatif/value_types.h"
@@ -70,6 +71,29 @@ void EditBuilder::copy_nodes(const Model& from, const std::vector<NodeId>& nodes
     a.proto = std::move(copy);
     out_.added.push_back(std::move(a));
   }
+}
+
+std::vector<std::size_t> node_entries(const Comparison& c, bool quant) {
+  std::vector<std::size_t> out((quant ? c.quant_model : c.float_model).nodes.size(), kNoEntry);
+  const auto& entries = c.alignment.entries;
+  for (std::size_t e = 0; e < entries.size(); ++e)
+    for (NodeId n : quant ? entries[e].quant_nodes : entries[e].float_nodes) out[n] = e;
+  return out;
+}
+
+std::vector<std::pair<ValueId, ValueId>> paired_inputs(const Comparison& c) {
+  const std::vector<ValueId> fin = model_feed_inputs(c.float_model), qin = model_feed_inputs(c.quant_model);
+  const auto& qnames = c.quant_model.main_graph().values_by_name;
+  const bool by_name = std::all_of(fin.begin(), fin.end(), [&](ValueId v) {
+    const auto it = qnames.find(c.float_model.values[v].name);
+    return it != qnames.end() && c.quant_model.values[it->second].kind == ValueKind::GraphInput;
+  });
+  std::vector<std::pair<ValueId, ValueId>> out;
+  for (std::size_t k = 0; k < fin.size(); ++k) {
+    if (by_name) out.emplace_back(fin[k], qnames.at(c.float_model.values[fin[k]].name));
+    else if (k < qin.size() && fin.size() == qin.size()) out.emplace_back(fin[k], qin[k]);
+  }
+  return out;
 }
 
 void check_rebuildable(const Comparison& c, std::size_t e) {

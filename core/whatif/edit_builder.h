@@ -45,6 +45,13 @@ class EditBuilder {
   std::map<std::string, std::string> casts_;
 };
 
+// Per node of a model, its alignment entry (kNoEntry: none); `quant`: of the quantized model.
+std::vector<std::size_t> node_entries(const Comparison& c, bool quant);
+
+// The models' graph inputs paired (float, quantized) as the samples are bound
+// (inputs/input_binding.h): by name when the quantized model has every float name, else by position.
+std::vector<std::pair<ValueId, ValueId>> paired_inputs(const Comparison& c);
+
 // Refuses (WhatIfRefused) an entry that has no node on one side or sits in an If/Loop body.
 void check_rebuildable(const Comparison& c, std::size_t entry);
 

@@ -4,7 +4,6 @@
 #include <functional>
 #include <set>
 
-#include "inputs/input_binding.h"
 #include "onnx/onnx_pb.h"
 #include "quant/logical_graph.h"
 #include "util/error.h"
@@ -37,30 +36,14 @@ const std::string kFloatPrefix = "visualquant.float/";
 }  // namespace
 
 KeepInFloat::KeepInFloat(const Comparison& c, const ComparePlan& plan)
-    : c_(c), points_(plan), float_entry_(c.float_model.nodes.size(), kNoEntry), quant_entry_(c.quant_model.nodes.size(), kNoEntry) {
-  const auto& entries = c.alignment.entries;
-  for (std::size_t e = 0; e < entries.size(); ++e) {
-    for (NodeId n : entries[e].float_nodes) float_entry_[n] = e;
-    for (NodeId n : entries[e].quant_nodes) quant_entry_[n] = e;
-  }
+    : c_(c), points_(plan), float_entry_(node_entries(c, false)), quant_entry_(node_entries(c, true)) {
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const ComparedPoint& p = plan.points[i];
     if (p.float_value == kNone || p.quant_value == kNone || p.float_body || p.quant_body || p.pre_quant_body) continue;
     if (c.float_model.values[p.float_value].graph != 0) continue;
     point_of_float_.emplace(p.float_value, i);
   }
-  // The graph inputs, by name when the quantized model has every float name, else by position (as
-  // the samples are bound: inputs/input_binding.h).
-  const std::vector<ValueId> fin = model_feed_inputs(c.float_model), qin = model_feed_inputs(c.quant_model);
-  const auto& qnames = c.quant_model.main_graph().values_by_name;
-  const bool by_name = std::all_of(fin.begin(), fin.end(), [&](ValueId v) {
-    const auto it = qnames.find(c.float_model.values[v].name);
-    return it != qnames.end() && c.quant_model.values[it->second].kind == ValueKind::GraphInput;
-  });
-  for (std::size_t k = 0; k < fin.size(); ++k) {
-    if (by_name) quant_input_of_[fin[k]] = qnames.at(c.float_model.values[fin[k]].name);
-    else if (k < qin.size() && fin.size() == qin.size()) quant_input_of_[fin[k]] = qin[k];
-  }
+  for (const auto& [f, q] : paired_inputs(c)) quant_input_of_[f] = q;
 }
 
 RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart part, bool encode) const {

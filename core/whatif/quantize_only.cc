@@ -5,7 +5,6 @@
 #include <optional>
 #include <set>
 
-#include "inputs/input_binding.h"
 #include "onnx/onnx_pb.h"
 #include "quant/logical_graph.h"
 #include "util/error.h"
@@ -24,24 +23,8 @@ const std::string kQuantPrefix = "visualquant.quantized/";
 }  // namespace
 
 QuantizeOnly::QuantizeOnly(const Comparison& c, const ComparePlan& plan)
-    : c_(c), points_(plan), float_entry_(c.float_model.nodes.size(), kNoEntry), quant_entry_(c.quant_model.nodes.size(), kNoEntry) {
-  const auto& entries = c.alignment.entries;
-  for (std::size_t e = 0; e < entries.size(); ++e) {
-    for (NodeId n : entries[e].float_nodes) float_entry_[n] = e;
-    for (NodeId n : entries[e].quant_nodes) quant_entry_[n] = e;
-  }
-  // The graph inputs, paired as the samples are bound (inputs/input_binding.h): by name when the
-  // quantized model has every float name, else by position.
-  const std::vector<ValueId> fin = model_feed_inputs(c.float_model), qin = model_feed_inputs(c.quant_model);
-  const auto& qnames = c.quant_model.main_graph().values_by_name;
-  const bool by_name = std::all_of(fin.begin(), fin.end(), [&](ValueId v) {
-    const auto it = qnames.find(c.float_model.values[v].name);
-    return it != qnames.end() && c.quant_model.values[it->second].kind == ValueKind::GraphInput;
-  });
-  for (std::size_t k = 0; k < fin.size(); ++k) {
-    if (by_name) float_input_of_[qnames.at(c.float_model.values[fin[k]].name)] = fin[k];
-    else if (k < qin.size() && fin.size() == qin.size()) float_input_of_[qin[k]] = fin[k];
-  }
+    : c_(c), points_(plan), float_entry_(node_entries(c, false)), quant_entry_(node_entries(c, true)) {
+  for (const auto& [f, q] : paired_inputs(c)) float_input_of_[q] = f;
 }
 
 RebuildPlan QuantizeOnly::plan(const std::vector<std::size_t>& entries, bool encode) const {
