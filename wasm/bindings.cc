@@ -371,6 +371,8 @@ class Session : public ExternalFiles {
         o.chosen_given = true;
       }
       o.only_chosen = options.value("only_chosen", false);
+      o.by_block = options.value("unit", std::string("entry")) == "block";
+      o.block_depth = options.value("block_depth", o.block_depth);
       o.weights_by_reference = options.value("weights_by_reference", false);
       activations_.reset();
       sensitivity_.reset();

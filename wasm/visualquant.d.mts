@@ -691,6 +691,9 @@ export interface SensitivityOptions {
   chosen?: number[];
   /** Measure the chosen set alone: no sweep, no suggestion. */
   only_chosen?: boolean;
+  /** What is kept in float at a time: 'entry' (default) or a name-scope 'block' of block_depth levels (default 2). */
+  unit?: 'entry' | 'block';
+  block_depth?: number;
   weights_by_reference?: boolean;
 }
 
@@ -833,7 +836,12 @@ export interface SensitivityVariant {
 }
 
 export interface SensitivityEntry {
+  /** The unit's id: its entry, or a block's first entry. */
   entry: number;
+  /** The entries kept in float together: [entry], or a block's. */
+  entries: number[];
+  /** The name-scope block (a block sweep). */
+  block?: string;
   op: string;
   kind: string;
   float_nodes: string[];
@@ -852,6 +860,7 @@ export interface SensitivityReport {
   inputs: { synthetic: boolean; note: string; samples: string[] };
   runtime: { engine: string; graph_optimization: string; runs: number };
   score: string;
+  unit: { kind: 'entry' | 'block'; depth?: number; note: string };
   cancelled: boolean;
   note?: string;
   baseline: SensitivityVariant;

@@ -50,6 +50,12 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
       // "chosen": measure the --keep set alone (no sweep, no suggestion); "all" (default): the sweep too.
       if (v != "chosen" && v != "all") return "--measure is all (the sweep, the suggestion and a --keep set) or chosen (the --keep set alone)";
       o.session.only_chosen = v == "chosen";
+    } else if (a == "--unit") {
+      if (v != "entry" && v != "block") return "--unit is entry (default: each aligned entry) or block (each name-scope block)";
+      o.session.by_block = v == "block";
+    } else if (a == "--block-depth") {
+      if (!parse_number(v, n) || n < 1 || n > 64) return "--block-depth must be 1..64";
+      o.session.block_depth = n;
     } else if (a == "--top") {
       if (!parse_number(v, n)) return "--top needs a number";
       o.top = n;

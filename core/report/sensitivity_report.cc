@@ -103,6 +103,10 @@ json sensitivity_report(const SensitivitySession& session, const SensitivityRepo
                       {"samples", samples}};
   report["runtime"] = {{"engine", context.engine}, {"graph_optimization", "disabled"}, {"runs", session.runs_done()}};
   report["score"] = "the lowest SQNR (dB) over the model outputs, each pooled over the samples, against the float model's outputs";
+  report["unit"] = session.options().by_block
+                       ? nlohmann::ordered_json{{"kind", "block"}, {"depth", session.options().block_depth},
+                                                {"note", "every quantized entry of a name-scope block of the float model kept in float together"}}
+                       : nlohmann::ordered_json{{"kind", "entry"}, {"note", "each aligned entry (a fused group is one entry) kept in float alone"}};
   report["cancelled"] = session.cancelled();
   report["baseline"] = variant_json(session, session.quantized_variant());
   json all = session.all_float_variant() >= 0 ? variant_json(session, session.all_float_variant())
@@ -130,11 +134,19 @@ json sensitivity_report(const SensitivitySession& session, const SensitivityRepo
   json entries = json::array();
   for (const SweptEntry& s : session.entries()) {
     const MappingEntry& m = c.alignment.entries[s.entry];
+    std::vector<NodeId> float_nodes, quant_nodes;
+    for (std::size_t e : s.members) {
+      const MappingEntry& me = c.alignment.entries[e];
+      float_nodes.insert(float_nodes.end(), me.float_nodes.begin(), me.float_nodes.end());
+      quant_nodes.insert(quant_nodes.end(), me.quant_nodes.begin(), me.quant_nodes.end());
+    }
     json j = {{"entry", s.entry},
+              {"entries", s.members},
               {"op", entry_op(c, s.entry)},
               {"kind", m.kind},
-              {"float_nodes", entry_nodes(c.float_model, m.float_nodes)},
-              {"quantized_nodes", entry_nodes(c.quant_model, m.quant_nodes)}};
+              {"float_nodes", entry_nodes(c.float_model, float_nodes)},
+              {"quantized_nodes", entry_nodes(c.quant_model, quant_nodes)}};
+    if (session.options().by_block) j["block"] = s.block;
     json parts;
     for (KeptPart part : {KeptPart::Both, KeptPart::Weights, KeptPart::Activations}) {
       const int k = static_cast<int>(part);
@@ -201,7 +213,7 @@ json sensitivity_report(const SensitivitySession& session, const SensitivityRepo
     suggestion["best_reached_sqnr_db"] = score_json(best);
     suggestion["why_not_reached"] = session.steps().empty() && !session.variants()[session.quantized_variant()].measured
                                         ? "the quantized model was not measured"
-                                        : "every entry that could be kept in float was added and the target was still not reached";
+                                        : "every entry (or block) that could be kept in float was tried and the target was still not reached";
   }
   report["suggestion"] = suggestion;
   // The exports: the hand-picked set when there is one, else the suggestion's.
@@ -263,7 +275,8 @@ std::string sensitivity_text(const json& report, std::size_t top) {
     std::string ids;
     for (const json& n : e["float_nodes"]) ids += (ids.empty() ? "" : ", ") + n.get<std::string>();
     if (ids.size() > 60) ids = ids.substr(0, 57) + "...";
-    out += "  entry " + std::to_string(id.get<std::size_t>()) + " " + e["op"].get<std::string>() + " [" + ids + "]: " + sqnr_of(k["both"]);
+    out += e.contains("block") ? "  block " + e["block"].get<std::string>() + " (" + std::to_string(e["entries"].size()) + " entries): " + sqnr_of(k["both"])
+                               : "  entry " + std::to_string(id.get<std::size_t>()) + " " + e["op"].get<std::string>() + " [" + ids + "]: " + sqnr_of(k["both"]);
     out += "; " + (k["weights"].value("status", "") == "measured" ? sqnr_of(k["weights"]) : std::string("-")) + " / " +
            (k["activations"].value("status", "") == "measured" ? sqnr_of(k["activations"]) : std::string("-"));
     const json& alone = e["quantized_alone"];
@@ -276,7 +289,10 @@ std::string sensitivity_text(const json& report, std::size_t top) {
   const json& s = report["suggestion"];
   out += "\nsuggestion (target " + text_of(s["target"]["sqnr_db"]) + (s["target"]["set_by"] == "default" ? ", the default" : "") + "):\n";
   for (const json& st : s["steps"]) {
-    out += std::string(st["kept"].get<bool>() ? "  + entry " : "  - entry ") + std::to_string(st["entry"].get<std::size_t>()) +
+    const std::size_t unit = st["entry"].get<std::size_t>();
+    const bool block = by_entry.count(unit) && by_entry[unit]->contains("block");
+    out += std::string(st["kept"].get<bool>() ? "  + " : "  - ") +
+           (block ? "block " + (*by_entry[unit])["block"].get<std::string>() : "entry " + std::to_string(unit)) +
            ": predicted " + text_of(st["predicted_sqnr_db"]) + ", measured " +
            (st.contains("measured_sqnr_db") ? text_of(st["measured_sqnr_db"]) : st["measured"].value("status", "")) +
            (st["kept"].get<bool>() ? "" : ": no better, left out");

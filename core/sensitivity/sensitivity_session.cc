@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
+
+#include "quant/logical_graph.h"
 
 #include "report/comparison.h"
 #include "report/report_numbers.h"
@@ -22,6 +25,28 @@ double score_or_lowest(const OutputError& e) {
 }
 
 }  // namespace
+
+std::string name_scope_block(const Comparison& c, std::size_t entry, std::size_t depth) {
+  // The first compute op's name (a fused group's first op): its first `depth` scope levels.
+  std::string name;
+  for (NodeId n : c.alignment.entries[entry].float_nodes)
+    if (c.float_graph.fold[n] == Fold::None) {
+      name = c.float_model.nodes[n].name.empty() ? c.float_model.nodes[n].id : c.float_model.nodes[n].name;
+      break;
+    }
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t slash = std::min(name.find('/', start), name.size());
+    if (slash > start) parts.push_back(name.substr(start, slash - start));
+    start = slash + 1;
+  }
+  // An op at the top level (or too shallow to have a block of that depth) is a block of its own.
+  if (parts.size() <= depth) return name;
+  std::string block;
+  for (std::size_t i = 0; i < depth; ++i) block += "/" + parts[i];
+  return block;
+}
 
 SensitivitySession::SensitivitySession(const Comparison& c, std::vector<Sample> samples, SensitivityOptions options)
     : c_(c), samples_(std::move(samples)), options_(std::move(options)), plan_(plan_compared_points(c)), keep_(c, plan_), quantize_(c, plan_) {
@@ -62,6 +87,7 @@ SensitivitySession::SensitivitySession(const Comparison& c, std::vector<Sample> 
   // (one refused in the company of the others) are left out one by one.
   const auto& all = c.alignment.entries;
   if (options_.only_chosen && !options_.chosen_given) throw Error(ErrorCode::Usage, "only the chosen set is to be measured, but none is chosen");
+  if (options_.by_block && options_.block_depth == 0) throw Error(ErrorCode::Usage, "a block is at least one level of names deep");
   if (!options_.only_chosen) {
     for (std::size_t e = 0; e < all.size(); ++e)
       if (!all[e].float_nodes.empty() && !all[e].quant_nodes.empty() && keep_.refusal(e, KeptPart::Both).empty()) all_float_.push_back(e);
@@ -79,28 +105,60 @@ SensitivitySession::SensitivitySession(const Comparison& c, std::vector<Sample> 
     chosen.entries.erase(std::unique(chosen.entries.begin(), chosen.entries.end()), chosen.entries.end());
     chosen_variant_ = add_variant(std::move(chosen));
   }
+  // The units swept: every quantized entry, or every name-scope block of them.
+  std::vector<SweptEntry> units;
+  std::map<std::string, std::size_t> block_index;
   for (std::size_t e = 0; e < all.size() && !options_.only_chosen; ++e) {
+    // Quantized: its op runs on quantized data, owns a Q/DQ pair (its input's, or one that ends at a
+    // graph output), or reads a dequantised tensor another op's pair made (a LayerNorm's Sub beside
+    // its ReduceMean): keeping it in float changes the model.
     bool quantized = false;
     for (LogicalId id : all[e].quant_ops) quantized = quantized || c.quant_graph.ops[id].quantized;
+    for (NodeId n : all[e].quant_nodes) {
+      quantized = quantized || c.quant_graph.fold[n] == Fold::Quant;
+      if (c.quant_graph.fold[n] == Fold::Constant) continue;
+      for (ValueId v : qm.nodes[n].inputs) {
+        const NodeId p = v == kNone ? kNone : qm.values[v].producer;
+        quantized = quantized || (p != kNone && (qm.nodes[p].op_type == "DequantizeLinear" && c.quant_graph.fold[p] == Fold::Quant));
+      }
+    }
     if (!quantized || all[e].float_nodes.empty()) continue;
-    SweptEntry s;
-    s.entry = e;
+    if (!options_.by_block) {
+      SweptEntry s;
+      s.entry = e;
+      s.members = {e};
+      units.push_back(std::move(s));
+      continue;
+    }
+    const std::string block = name_scope_block(c, e, options_.block_depth);
+    const auto [it, added] = block_index.emplace(block, units.size());
+    if (added) {
+      SweptEntry s;
+      s.entry = e;
+      s.block = block;
+      units.push_back(std::move(s));
+    }
+    units[it->second].members.push_back(e);
+  }
+  for (SweptEntry& s : units) {
+    const std::string what = options_.by_block ? "block '" + printable(s.block) + "'" : "entry " + std::to_string(s.entry);
+    const std::string id = options_.by_block ? "block/" + std::to_string(s.entry) : std::to_string(s.entry);
     for (KeptPart part : {KeptPart::Both, KeptPart::Weights, KeptPart::Activations}) {
       const int k = static_cast<int>(part);
       if (part != KeptPart::Both && !options_.split) continue;
-      s.refusal[k] = keep_.refusal(e, part);
+      s.refusal[k] = keep_.refusal(s.members, part);
       if (!s.refusal[k].empty()) continue;
-      SweepVariant v = variant("keep/" + std::to_string(e) + "/" + kept_part_name(part),
-                               "the quantized model with entry " + std::to_string(e) + " kept in float (" + kept_part_name(part) + ")");
-      v.entries = {e};
+      SweepVariant v = variant("keep/" + id + "/" + kept_part_name(part),
+                               "the quantized model with " + what + " kept in float (" + kept_part_name(part) + ")");
+      v.entries = s.members;
       v.part = part;
       s.variant[k] = add_variant(std::move(v));
     }
     if (options_.split) {
-      s.alone_refusal = quantize_.refusal(e);
+      s.alone_refusal = quantize_.refusal(s.members);
       if (s.alone_refusal.empty()) {
-        SweepVariant v = variant("alone/" + std::to_string(e), "the float model with only entry " + std::to_string(e) + " quantized");
-        v.entries = {e};
+        SweepVariant v = variant("alone/" + id, "the float model with only " + what + " quantized");
+        v.entries = s.members;
         v.reverse = true;
         s.alone_variant = add_variant(std::move(v));
       }
@@ -252,6 +310,21 @@ void SensitivitySession::cancel() {
   stage_ = Stage::Done;
 }
 
+const SweptEntry* SensitivitySession::unit(std::size_t id) const {
+  for (const SweptEntry& s : entries_)
+    if (s.entry == id) return &s;
+  return nullptr;
+}
+
+std::vector<std::size_t> SensitivitySession::members_of(const std::vector<std::size_t>& units) const {
+  std::vector<std::size_t> out;
+  for (std::size_t id : units)
+    if (const SweptEntry* s = unit(id)) out.insert(out.end(), s->members.begin(), s->members.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::optional<double> SensitivitySession::predicted(const std::vector<std::size_t>& set) const {
   // The independent-errors estimate: each kept entry leaves the fraction of the output error that
   // it left on its own (error energy with it in float over the quantized model's). Recovery is not
@@ -323,9 +396,9 @@ void SensitivitySession::next_suggestion_step() {
   step.predicted_db = predicted(set);
   SweepVariant v;
   v.id = "suggestion/" + std::to_string(steps_.size() + 1);
-  v.label = "the quantized model with " + std::to_string(set.size()) + " entries kept in float (suggestion step " +
+  v.entries = members_of(set);
+  v.label = "the quantized model with " + std::to_string(v.entries.size()) + " entries kept in float (suggestion step " +
             std::to_string(steps_.size() + 1) + ")";
-  v.entries = set;
   v.error = OutputError(pairs_.size());
   step.variant = add_variant(std::move(v));
   steps_.push_back(step);
@@ -333,11 +406,10 @@ void SensitivitySession::next_suggestion_step() {
 }
 
 std::vector<std::size_t> SensitivitySession::suggested_set() const {
-  std::vector<std::size_t> set;
+  std::vector<std::size_t> units;
   for (const SuggestionStep& s : steps_)
-    if (s.kept) set.push_back(s.entry);
-  std::sort(set.begin(), set.end());
-  return set;
+    if (s.kept) units.push_back(s.entry);
+  return members_of(units);
 }
 
 std::vector<std::uint8_t> SensitivitySession::standalone_model(const SweepVariant& v) const {

@@ -42,6 +42,11 @@ struct SensitivityOptions {
   std::vector<std::size_t> chosen;
   bool chosen_given = false;            // --keep none: the empty set, measured (the quantized model again)
   bool only_chosen = false;             // measure the chosen set alone: no sweep, no suggestion
+  // What the sweep keeps in float at a time: each entry (a fused group is one entry), or each
+  // name-scope block of the float model (the first `block_depth` levels of its ops' names:
+  // "/layers.0" at depth 1), all its quantized entries together.
+  bool by_block = false;
+  std::size_t block_depth = 2;
   bool weights_by_reference = false;    // as ActivationOptions: models name their files as their weights
   std::string weights_file_names[2] = {"visualquant-float.weights", "visualquant-quantized.weights"};
 };
@@ -60,7 +65,9 @@ struct SweepVariant {
 };
 
 struct SweptEntry {
-  std::size_t entry = 0;
+  std::size_t entry = 0;              // the unit's id: its (first) entry
+  std::vector<std::size_t> members;   // the entries kept in float together: {entry}, or a block's
+  std::string block;                  // the block's name scope (by_block)
   int variant[3] = {-1, -1, -1};  // per KeptPart: its variant (-1: not run)
   std::string refusal[3];         // per KeptPart: why it cannot be built ("" when it can)
   int alone_variant = -1;         // the float model with only this entry quantized (-1: not run)
@@ -68,12 +75,16 @@ struct SweptEntry {
 };
 
 struct SuggestionStep {
-  std::size_t entry = 0;                // the entry added
+  std::size_t entry = 0;                // the unit added (SweptEntry::entry)
   std::vector<std::size_t> near_ties;   // entries within 0.1 dB of it on their own
   std::optional<double> predicted_db;   // the additive estimate for the set
   int variant = -1;                     // the set's measured variant
   bool kept = false;                    // the set measured better than before: the entry stays in it
 };
+
+// The name-scope block of an entry: the first `depth` levels of its first float op's name
+// ("/layers.0/attn/q_proj/MatMul" → "/layers.0" at depth 1); the name itself when it is shallower.
+std::string name_scope_block(const Comparison& c, std::size_t entry, std::size_t depth);
 
 class SensitivitySession {
  public:
@@ -126,7 +137,9 @@ class SensitivitySession {
   void queue_variant(int v);
   void advance();
   void next_suggestion_step();
-  std::optional<double> predicted(const std::vector<std::size_t>& set) const;
+  std::optional<double> predicted(const std::vector<std::size_t>& units) const;
+  const SweptEntry* unit(std::size_t id) const;
+  std::vector<std::size_t> members_of(const std::vector<std::size_t>& units) const;
   void finish_variant(int v);
 
   const Comparison& c_;

@@ -327,9 +327,9 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
   return out;
 }
 
-std::string KeepInFloat::refusal(std::size_t entry, KeptPart part) const {
+std::string KeepInFloat::refusal(const std::vector<std::size_t>& entries, KeptPart part) const {
   try {
-    plan({entry}, part, false);
+    plan(entries, part, false);
     return "";
   } catch (const WhatIfRefused& r) {
     return r.reason;

@@ -61,8 +61,10 @@ class KeepInFloat {
   // weights_by_reference.h). Throws WhatIfRefused for the first entry that cannot be kept.
   std::vector<std::uint8_t> build(ByteView base, const std::vector<std::size_t>& entries, KeptPart part) const;
 
-  // "" when `entry` alone can be kept in float with `part`, else why not (planned, not encoded).
-  std::string refusal(std::size_t entry, KeptPart part) const;
+  // "" when `entry` alone (or `entries` together) can be kept in float with `part`, else why not
+  // (planned, not encoded).
+  std::string refusal(std::size_t entry, KeptPart part) const { return refusal(std::vector<std::size_t>{entry}, part); }
+  std::string refusal(const std::vector<std::size_t>& entries, KeptPart part) const;
 
  private:
   RebuildPlan plan(const std::vector<std::size_t>& entries, KeptPart part, bool encode) const;

@@ -206,9 +206,9 @@ RebuildPlan QuantizeOnly::plan(const std::vector<std::size_t>& entries, bool enc
   return out;
 }
 
-std::string QuantizeOnly::refusal(std::size_t entry) const {
+std::string QuantizeOnly::refusal(const std::vector<std::size_t>& entries) const {
   try {
-    plan({entry}, false);
+    plan(entries, false);
     return "";
   } catch (const WhatIfRefused& r) {
     return r.reason;

@@ -34,8 +34,8 @@ class QuantizeOnly {
   // with its node records in the same places (its weights referenced). Throws WhatIfRefused.
   std::vector<std::uint8_t> build(ByteView base, const std::vector<std::size_t>& entries) const;
 
-  // "" when `entry` alone can be so quantized, else why not (planned, not encoded).
-  std::string refusal(std::size_t entry) const;
+  // "" when `entries` can be so quantized, else why not (planned, not encoded).
+  std::string refusal(const std::vector<std::size_t>& entries) const;
 
  private:
   RebuildPlan plan(const std::vector<std::size_t>& entries, bool encode) const;

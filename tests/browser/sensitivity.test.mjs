@@ -117,6 +117,26 @@ test('a node\'s "Keep in float" box picks its entry for the Sensitivity tab, whi
   await assertClean(page);
 });
 
+test('name-scope blocks: the sweep per block in the page is the command line\'s', async () => {
+  const pair = 'torch_transformer_ptq';
+  const page = await openFixturePair(env, pair);
+  await page.click('#tab-sensitivity');
+  await page.waitForFunction(() => !document.querySelector('#sensitivity-run')?.disabled);
+  await page.selectOption('#sensitivity-unit', 'block');
+  await page.fill('#sensitivity-depth', '1');
+  await page.uncheck('#sensitivity-split');
+  const status = await runAndWait(page);
+  assert.equal(status.state, 'done', status.text);
+  const [json] = await Promise.all([page.waitForEvent('download'), page.click('#sensitivity-json')]);
+  const r = spawnSync(cli, ['sensitivity', path.join(pairsDir, pair, 'float.onnx'), path.join(pairsDir, pair, 'quant.onnx'), '--engine', 'web',
+    '--unit', 'block', '--block-depth', '1', '--split', 'off', '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(readFileSync(await json.path(), 'utf8'), r.stdout);
+  const cells = await page.$$eval('#sensitivity-table tbody tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(cells.map((c) => c.replace(/ \(\d+ entries\)$/, '')).sort(), ['/layers.0', '/layers.1']);
+  await assertClean(page);
+});
+
 test('cancelled, the sweep shows what it measured', async () => {
   const page = await openFixturePair(env, 'torch_transformer_ptq');
   await page.click('#tab-sensitivity');

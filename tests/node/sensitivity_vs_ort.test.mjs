@@ -91,9 +91,9 @@ function variantOf(report, file) {
   const id = path.basename(file, '.onnx');
   if (id === 'keep-all') return report.all_in_float;
   if (id === 'keep-chosen') return report.chosen;
-  const alone = /^alone-(\d+)$/.exec(id);
+  const alone = /^alone-(?:block-)?(\d+)$/.exec(id);
   if (alone) return report.entries.find((e) => e.entry === Number(alone[1])).quantized_alone;
-  const m = /^keep-(\d+)-(both|weights|activations)$/.exec(id);
+  const m = /^keep-(?:block-)?(\d+)-(both|weights|activations)$/.exec(id);
   if (m) return report.entries.find((e) => e.entry === Number(m[1])).keep_in_float[m[2]];
   const s = /^suggestion-(\d+)$/.exec(id);
   if (s) {
@@ -240,6 +240,42 @@ test('a layer whose input quantizer clips is ranked first', async () => {
     const weights = first.keep_in_float.weights.recovery.sqnr_gain_db;
     const acts = first.keep_in_float.activations.recovery.sqnr_gain_db;
     assert.ok(both > 5 && acts > 5 && weights < 1, `gain: both ${both}, weights ${weights}, activations ${acts}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('name-scope blocks: each block\'s entries share its scope, every block what-if checks out, the suggestion keeps whole blocks', async () => {
+  const pair = 'torch_transformer_ptq';
+  const floatPath = path.join(pairsDir, pair, 'float.onnx');
+  const quantPath = path.join(pairsDir, pair, 'quant.onnx');
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-sens-block-'));
+  try {
+    const inputs = await makeInputs(floatPath);
+    const whatifs = path.join(dir, 'whatif');
+    mkdirSync(whatifs);
+    const { status, stderr, report } = sensitivity([floatPath, quantPath, ...writeInputs(dir, inputs), '--unit', 'block', '--block-depth', '1',
+      '--target-sqnr', '60', '--whatif-dir', whatifs]);
+    assert.equal(status, 0, stderr);
+    assert.deepEqual(report.unit.kind, 'block');
+    assert.deepEqual(report.entries.map((e) => e.block).sort(), ['/layers.0', '/layers.1']);
+    for (const e of report.entries) {
+      assert.ok(e.entries.length > 1);
+      for (const n of e.float_nodes) assert.ok(n.startsWith(`${e.block}/`), `${n} in ${e.block}`);
+    }
+    // Both blocks in float give the float model back; the suggestion's set is whole blocks.
+    assert.equal(report.suggestion.reached, true);
+    const kept = report.suggestion.steps.filter((st) => st.kept).flatMap((st) => report.entries.find((e) => e.entry === st.entry).entries);
+    assert.deepEqual(report.suggestion.set, [...new Set(kept)].sort((a, b) => a - b));
+    const outputs = report.baseline.error.outputs;
+    const reference = await run(floatPath, inputs, outputs.map((o) => o.float_output));
+    for (const f of readdirSync(whatifs).map((x) => path.join(whatifs, x))) {
+      const v = variantOf(report, f);
+      if (v.status !== 'measured') continue;
+      const reverse = path.basename(f).startsWith('alone-');
+      const names = reverse ? outputs.map((o) => ({ float_output: o.float_output, quantized_output: o.float_output })) : outputs;
+      sameScore(v.error.sqnr_db, score(reference, await run(f, inputs, names.map((o) => o.quantized_output)), names), 0.05, path.basename(f));
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -135,7 +135,7 @@ BOOST_AUTO_TEST_CASE(one_entry_quantized_alone_in_the_float_model) {
       for (std::size_t e : every_entry(*c)) {
         bool quantized = false;
         for (LogicalId id : c->alignment.entries[e].quant_ops) quantized = quantized || c->quant_graph.ops[id].quantized;
-        if (!quantized || !quantize.refusal(e).empty()) continue;
+        if (!quantized || !quantize.refusal({e}).empty()) continue;
         const std::vector<std::uint8_t> bytes = quantize.build(c->float_model.bytes.view(), {e});
         const Model m = load_bytes(std::string(bytes.begin(), bytes.end()));  // checker and shape inference on
         std::set<std::string> names;

@@ -125,6 +125,9 @@ export interface SensitivityParams {
   chosen?: number[];
   /** --measure chosen: the hand-picked set alone, no sweep. */
   onlyChosen?: boolean;
+  /** --unit block, --block-depth: name-scope blocks kept in float together instead of entries. */
+  unit?: 'entry' | 'block';
+  blockDepth?: number;
 }
 
 /** What an activation comparison is asked with (the command line's flags). */

@@ -39,7 +39,7 @@ export class SensitivityPanel {
   private readonly table: SensitivityTable;
   private readonly runStatus: RunStatus;
   private readonly parts: {
-    inputs: HTMLElement; target: HTMLInputElement; split: HTMLInputElement; run: HTMLButtonElement; cancel: HTMLButtonElement;
+    inputs: HTMLElement; target: HTMLInputElement; split: HTMLInputElement; unit: HTMLSelectElement; depth: HTMLInputElement; run: HTMLButtonElement; cancel: HTMLButtonElement;
     bar: HTMLProgressElement; status: HTMLElement; summary: HTMLElement; chart: HTMLElement; suggestion: HTMLElement;
     exports: HTMLElement; snippet: HTMLElement; picked: HTMLElement; tableBox: HTMLElement;
   };
@@ -47,8 +47,12 @@ export class SensitivityPanel {
   constructor(host: HTMLElement, private readonly actions: SensitivityActions) {
     const p = this.parts = {
       inputs: el('div', { class: 'muted', attrs: { 'data-field': 'sensitivity-inputs' } }),
-      target: el('input', { attrs: { id: 'sensitivity-target', type: 'number', step: '0.5', value: '30', 'aria-label': 'Target output SQNR in dB' } }),
+      // Empty: the core's default (30 dB), which the report then calls the default.
+      target: el('input', { attrs: { id: 'sensitivity-target', type: 'number', step: '0.5', placeholder: '30', 'aria-label': 'Target output SQNR in dB (empty: the default, 30)' } }),
       split: el('input', { attrs: { id: 'sensitivity-split', type: 'checkbox', checked: '' } }),
+      unit: el('select', { attrs: { id: 'sensitivity-unit', 'aria-label': 'What is kept in float at a time' } },
+        el('option', { text: 'each entry', attrs: { value: 'entry' } }), el('option', { text: 'each name-scope block', attrs: { value: 'block' } })),
+      depth: el('input', { attrs: { id: 'sensitivity-depth', type: 'number', min: '1', max: '64', value: '2', 'aria-label': 'Levels of names a block spans' } }),
       run: el('button', { text: 'Run the sweep', attrs: { id: 'sensitivity-run', type: 'button' } }),
       cancel: el('button', { text: 'Cancel', attrs: { id: 'sensitivity-cancel', type: 'button' } }),
       bar: el('progress', { attrs: { id: 'sensitivity-progress', max: '1' } }),
@@ -69,11 +73,16 @@ export class SensitivityPanel {
     host.replaceChildren(
       el('div', { class: 'activation-controls' },
         el('label', { title: 'The suggestion adds entries until the output SQNR reaches this (the command line\'s --target-sqnr)' }, 'Target output SQNR ', p.target, ' dB'),
-        el('label', { class: 'check', title: 'Also keep only the weights, and only the activations, of each entry in float: which one is the culprit (3 runs per entry)' }, p.split, ' Weights / activations split'),
+        el('label', { class: 'check', title: 'Also keep only the weights, and only the activations, of each entry in float, and quantize it alone in the float model: which part is the culprit (4 runs per entry)' }, p.split, ' Weights / activations split'),
+        el('label', { title: 'Keep each aligned entry in float, or every entry of a name-scope block of the float model together (the command line\'s --unit, --block-depth)' },
+          'Sweep ', p.unit, ' ', el('span', { class: 'depth' }, 'levels ', p.depth)),
         p.run, p.cancel, p.bar, p.status),
       p.inputs, p.summary, p.chart, p.suggestion, p.exports, p.snippet, p.picked, p.tableBox);
     p.run.addEventListener('click', () => void this.run());
     p.cancel.addEventListener('click', () => this.actions.cancel());
+    const depth = p.depth.parentElement!;
+    depth.hidden = true;
+    p.unit.addEventListener('change', () => { depth.hidden = p.unit.value !== 'block'; });
     this.setPair(false);
   }
 
@@ -132,6 +141,7 @@ export class SensitivityPanel {
         ...(Number.isFinite(target) && p.target.value !== '' ? { targetSqnrDb: target } : {}),
         split: p.split.checked,
         ...(chosen ? { chosen, onlyChosen: true } : {}),
+        ...(!chosen && p.unit.value === 'block' ? { unit: 'block' as const, blockDepth: Math.max(1, Math.min(64, Math.floor(Number(p.depth.value) || 2))) } : {}),
       };
       const text = await this.actions.run(params, this.runStatus.progress);
       const report = JSON.parse(text) as SensitivityReport;

@@ -33,7 +33,8 @@ export class SensitivityTable {
     this.tbody.addEventListener('change', (ev) => {
       const box = ev.target as HTMLInputElement;
       if (box.type !== 'checkbox') return;
-      this.onPick(Number(box.dataset.entry), box.checked);
+      // A block's box picks every entry of the block.
+      for (const e of (box.dataset.entries ?? box.dataset.entry ?? '').split(',')) this.onPick(Number(e), box.checked);
     });
   }
 
@@ -44,13 +45,14 @@ export class SensitivityTable {
       const k = e.keep_in_float;
       const reasons = [...Object.entries(k), ['quantized alone', e.quantized_alone] as const]
         .filter(([, v]) => v.status === 'failed').map(([part, v]) => `${part}: ${v.reason ?? v.status}`);
-      const box = el('input', { attrs: { type: 'checkbox', 'data-entry': String(e.entry), 'aria-label': `Keep entry ${e.entry} in float` } });
-      box.checked = this.picked.has(e.entry);
+      const box = el('input', { attrs: { type: 'checkbox', 'data-entry': String(e.entry), 'data-entries': e.entries.join(','),
+        'aria-label': e.block ? `Keep block ${e.block} in float` : `Keep entry ${e.entry} in float` } });
+      box.checked = e.entries.every((x) => this.picked.has(x));
       box.addEventListener('click', (ev) => ev.stopPropagation());
       return el('tr', { attrs: { 'data-index': String(i), 'data-entry': String(e.entry), tabindex: '0' } },
         el('td', {}, box),
         el('td', { class: 'num', text: rank.has(e.entry) ? String(rank.get(e.entry)) : '–' }),
-        el('td', { class: 'num', text: String(e.entry) }),
+        el('td', { class: e.block ? 'mono' : 'num', text: e.block ? `${e.block} (${e.entries.length} entries)` : String(e.entry) }),
         el('td', { text: e.op }),
         el('td', { class: 'mono', text: entryLabel(e), title: e.float_nodes.join('\n') }),
         el('td', { class: 'num', text: variantText(k.both) }),
@@ -66,7 +68,8 @@ export class SensitivityTable {
   /** The entries picked (in the table or in a node's detail): their boxes ticked. */
   setPicked(picked: Set<number>): void {
     this.picked = picked;
-    for (const box of this.tbody.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) box.checked = picked.has(Number(box.dataset.entry));
+    for (const box of this.tbody.querySelectorAll<HTMLInputElement>('input[type="checkbox"]'))
+      box.checked = (box.dataset.entries ?? box.dataset.entry ?? '').split(',').every((e) => picked.has(Number(e)));
   }
 
   select(entry: number | null): void {

@@ -23,6 +23,8 @@ export async function runSensitivityJob(comparison: OpenComparison, params: Sens
     ...(params.split !== undefined ? { split: params.split } : {}),
     ...(params.chosen ? { chosen: params.chosen } : {}),
     ...(params.onlyChosen ? { only_chosen: true } : {}),
+    ...(params.unit ? { unit: params.unit } : {}),
+    ...(params.blockDepth !== undefined ? { block_depth: params.blockDepth } : {}),
     // The what-if models read the quantized model's weights from its file's bytes (external data).
     weights_by_reference: true,
   };
