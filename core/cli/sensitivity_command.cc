@@ -94,6 +94,19 @@ void write_whatif(const std::string& dir, const SensitivitySession& session, con
   }
 }
 
+// Whether two files are in the same folder (their folders resolved).
+bool same_folder(const std::string& a, const std::string& b) {
+  const auto folder = [](const std::string& p) {
+    const std::size_t slash = p.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : p.substr(0, slash == 0 ? 1 : slash);
+    char* real = realpath(dir.c_str(), nullptr);
+    std::string out = real ? real : dir;
+    std::free(real);
+    return out;
+  };
+  return folder(a) == folder(b);
+}
+
 volatile std::sig_atomic_t interrupted = 0;
 void on_interrupt(int) { interrupted = 1; }
 
@@ -114,10 +127,12 @@ int run_sensitivity(const std::vector<std::string>& args) {
       throw OutputRefused{"output_not_writable", "--whatif-dir needs an existing folder: '" + o.whatif_dir + "'"};
     RunJob job = start_run_job(o.models, o.run, outputs, current);
     const Comparison& c = *job.comparison;
-    if (!o.out_path.empty() && !job.quant_external.empty())
+    // A quantized model with external-data files: the mixed model refers to them by their paths
+    // relative to its own folder, so it is written only into the quantized model's folder.
+    if (!o.out_path.empty() && !job.quant_external.empty() && !same_folder(o.out_path, job.quant_path))
       throw OutputRefused{"output_not_standalone",
-                          "the quantized model keeps its weights in external-data files, which a model written elsewhere would not find; "
-                          "--out writes only models whose weights are inside the file"};
+                          "the quantized model keeps its weights in external-data files, which the mixed model refers to by path: "
+                          "write it into the quantized model's folder (--out there), where they are found"};
     current = "sensitivity";
     SensitivityOptions options = o.session;
     options.weights_by_reference = true;

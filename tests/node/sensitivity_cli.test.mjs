@@ -85,3 +85,27 @@ test('Ctrl-C stops the sweep and reports what was measured', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a quantized model with external data: the mixed model is written beside it, refused elsewhere', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-sens-ext-'));
+  try {
+    const made = spawnSync('/usr/bin/python3', ['-c', `
+import onnx, sys
+for side in ['float', 'quant']:
+    m = onnx.load('${path.join(root, 'tests/fixtures/pairs/ort_qoperator_cnn')}/' + side + '.onnx')
+    onnx.save_model(m, '${dir}/' + side + '.onnx', save_as_external_data=True, all_tensors_to_one_file=True, location=side + '.data', size_threshold=64)
+`], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'vq-sens-out-'));
+    const refused = sensitivity([path.join(dir, 'float.onnx'), path.join(dir, 'quant.onnx'), '--split', 'off', '--out', path.join(elsewhere, 'mixed.onnx')]);
+    assert.equal(refused.status, 3);
+    assert.match(refused.stderr, /error \[output_not_standalone\]: .*write it into the quantized model's folder/);
+    assert.ok(!existsSync(path.join(elsewhere, 'mixed.onnx')));
+    rmSync(elsewhere, { recursive: true, force: true });
+    const r = sensitivity([path.join(dir, 'float.onnx'), path.join(dir, 'quant.onnx'), '--split', 'off', '--target-sqnr', '45', '--out', path.join(dir, 'mixed.onnx')]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(existsSync(path.join(dir, 'mixed.onnx')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
