@@ -24,6 +24,7 @@
 #include "report/sensitivity_report.h"
 #include "sensitivity/exclusion_lists.h"
 #include "sensitivity/sensitivity_session.h"
+#include "whatif/what_if_pair.h"
 #include "report/compare_report.h"
 #include "report/comparison.h"
 #include "report/inspect_report.h"
@@ -431,6 +432,17 @@ class Session : public ExternalFiles {
     });
   }
   emscripten::val mixedModelBytes() { return view(mixed_); }
+  // The open pair's quantized model with `entries_json` kept in float, standalone, for a what-if
+  // comparison (VisualQuant.open with the float file): its size; the bytes by mixedModelBytes.
+  // Refused (cannot_keep_in_float) when nothing would be quantized any more.
+  CallResult whatIfModel(const std::string& entries_json) {
+    return with_comparison([&](const vq::Comparison& c) {
+      const auto entries = nlohmann::json::parse(entries_json, nullptr, false);
+      if (!entries.is_array()) throw vq::Error(vq::ErrorCode::Usage, "the entries must be a JSON array");
+      mixed_ = vq::what_if_model(c, entries.get<std::vector<std::size_t>>());
+      return std::to_string(mixed_.size());
+    });
+  }
   // The Python that tells a quantizer to keep `entries_json` in float: format "ort" | "modelopt" | "nncf".
   CallResult exclusionSnippet(const std::string& entries_json, const std::string& format) {
     return with_comparison([&](const vq::Comparison& c) {
@@ -666,6 +678,7 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("sensitivityReport", &Session::sensitivityReport)
       .function("sensitivityMixedModel", &Session::sensitivityMixedModel)
       .function("mixedModelBytes", &Session::mixedModelBytes)
+      .function("whatIfModel", &Session::whatIfModel)
       .function("exclusionSnippet", &Session::exclusionSnippet);
   emscripten::class_<ModelLayouts, emscripten::base<ExternalFiles>>("ModelLayouts")
       .constructor<>()

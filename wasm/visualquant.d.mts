@@ -610,6 +610,12 @@ export class OpenComparison {
    * reaches the target (runs made by the same bridge: runtime/web/activation_driver.mjs).
    */
   startSensitivity(options?: SensitivityOptions, inputFiles?: Record<string, Uint8Array>): SensitivityRun;
+  /**
+   * A what-if comparison: the float model against this pair's quantized model with `entries` kept in
+   * float, opened on its own (close it when done; keep this one open meanwhile). Throws
+   * VisualQuantError cannot_keep_in_float when it cannot be built or nothing would stay quantized.
+   */
+  openWhatIf(entries: number[], label: string): OpenComparison;
   /** The Python that tells a quantizer to keep `entries` in float, each name a string literal. */
   exclusionSnippet(entries: number[], format: 'ort' | 'modelopt' | 'nncf'): string;
   /** A copy of one side's model file as it was given, `suffix` appended (the runtime bridge loads it). */

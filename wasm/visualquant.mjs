@@ -476,6 +476,20 @@ export class OpenComparison {
     return new SensitivityRun(this, JSON.parse(request));
   }
 
+  /**
+   * A what-if comparison: the float model against this pair's quantized model with `entries` kept in
+   * float, opened as a comparison of its own (close it when done; this one must stay open meanwhile).
+   * `label` names the what-if model in its reports. Its activation comparison shows the what-if's
+   * tensors; the float side is the same model, with the same tensors and node ids.
+   */
+  openWhatIf(entries, label) {
+    this.ask((s) => s.whatIfModel(JSON.stringify(entries)));
+    const bytes = this.ask((s) => ({ ok: true, json: s.mixedModelBytes().slice() }));
+    const external = Object.fromEntries(this.external.map((f) => [f.name, this.heapCopy(f)]));
+    const floatName = JSON.parse(this.reportText).float?.file ?? 'float.onnx';
+    return this.core.open(this.fileBytes('float'), floatName, bytes, label, external);
+  }
+
   /** The Python that tells a quantizer ("ort", "modelopt", "nncf") to keep `entries` in float. */
   exclusionSnippet(entries, format) {
     return this.ask((s) => s.exclusionSnippet(JSON.stringify(entries), format));

@@ -1,5 +1,6 @@
 #include "cli/activations_command.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "activations/activation_session.h"
@@ -8,6 +9,7 @@
 #include "cli/runtime_process.h"
 #include "inputs/input_binding.h"
 #include "report/activations_report.h"
+#include "whatif/what_if_pair.h"
 
 namespace vq::cli {
 namespace {
@@ -18,6 +20,7 @@ struct Options {
   std::string json_path, csv_path;
   std::size_t worst = 10;
   ActivationOptions session;
+  std::vector<std::size_t> keep;  // --keep: the what-if with these entries kept in float
 };
 
 // "" when fine, else the usage message.
@@ -41,6 +44,8 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--local") {
       if (v != "on" && v != "off") return "--local is on (default) or off";
       o.session.local = v == "on";
+    } else if (a == "--keep") {
+      if (!parse_entry_list(v, o.keep)) return "--keep needs entry numbers separated by commas (3,7,12)";
     } else if (a == "--json") {
       o.json_path = v;
     } else if (a == "--csv") {
@@ -64,6 +69,21 @@ int run_activations(const std::vector<std::string>& args) {
   return guarded(&current, [&] {
     const auto outputs = output_files({&o.json_path, &o.csv_path});
     RunJob job = start_run_job(o.models, o.run, outputs, current);
+    // --keep: the same runs on the quantized model with those entries kept in float, written to a
+    // private temporary folder for the runtime to read, and aligned to the float model anew.
+    std::unique_ptr<TemporaryModel> what_if;
+    if (!o.keep.empty()) {
+      current = "what-if";
+      if (!job.quant_external.empty())
+        throw Error(ErrorCode::CannotKeepInFloat, "the quantized model keeps its weights in external-data files, which a what-if model written elsewhere would not find");
+      const std::vector<std::uint8_t> bytes = what_if_model(*job.comparison, o.keep);
+      what_if = std::make_unique<TemporaryModel>(bytes, "what-if.onnx");
+      std::vector<std::size_t> sorted = o.keep;
+      std::sort(sorted.begin(), sorted.end());
+      sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+      job.comparison = what_if_comparison(*job.comparison, SharedBytes::from_vector(bytes), what_if_label(job.comparison->quant_name, sorted));
+      job.quant_path = what_if->path();
+    }
     const Comparison& c = *job.comparison;
     current = "activations";
     // The runtime reads each model's weights straight from its file (by its name, in its folder),

@@ -86,6 +86,8 @@ const char* kUsage =
     "      --local on|off    the local error: each quantized op fed the float model's values (default on)\n"
     "      --json FILE       also write the visualquant.activations JSON ('-' for stdout only)\n"
     "      --csv FILE        also write the compared tensors as CSV, worst first\n"
+    "      --keep ENTRIES    compare the quantized model with these entries kept in float instead (a what-if;\n"
+    "                        entry numbers as the sensitivity report gives them: 3,7,12)\n"
     "  sensitivity FLOAT QUANT [--input ...]... [--dim SYMBOL=N]... [--samples N] [--seed N] [--engine node|web]\n"
     "              [--target-sqnr DB] [--split on|off] [--keep ENTRIES] [--top N] [--json FILE] [--out MIXED.onnx]\n"
     "              [--measure all|chosen] [--unit entry|block] [--block-depth N] [--whatif-dir DIR]\n"

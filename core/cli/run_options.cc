@@ -1,5 +1,8 @@
 #include "cli/run_options.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -8,6 +11,7 @@
 #include "cli/cli_job.h"
 #include "cli/terminal_text.h"
 #include "inputs/synthetic_inputs.h"
+#include "util/error.h"
 
 namespace vq::cli {
 
@@ -15,6 +19,34 @@ bool parse_number(const std::string& text, std::uint64_t& out) {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 18) return false;
   out = std::stoull(text);
   return true;
+}
+
+bool parse_entry_list(const std::string& v, std::vector<std::size_t>& out) {
+  std::size_t start = 0;
+  while (start <= v.size()) {
+    const std::size_t comma = std::min(v.find(',', start), v.size());
+    std::uint64_t n = 0;
+    if (!parse_number(v.substr(start, comma - start), n)) return false;
+    out.push_back(static_cast<std::size_t>(n));
+    start = comma + 1;
+  }
+  return true;
+}
+
+TemporaryModel::TemporaryModel(const std::vector<std::uint8_t>& bytes, const std::string& name) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/visualquant-whatif-XXXXXX";
+  if (!mkdtemp(pattern.data())) throw Error(ErrorCode::Io, "cannot make a temporary folder for the what-if model");
+  dir_ = pattern;
+  path_ = dir_ + "/" + name;
+  std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw Error(ErrorCode::Io, "cannot write the what-if model into " + printable(dir_));
+}
+
+TemporaryModel::~TemporaryModel() {
+  if (!path_.empty()) std::remove(path_.c_str());
+  if (!dir_.empty()) rmdir(dir_.c_str());
 }
 
 bool parse_run_input(const std::string& a, const std::string& v, RunInputs& o, std::string& why) {

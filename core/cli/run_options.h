@@ -23,6 +23,22 @@ struct RunInputs {
 };
 
 bool parse_number(const std::string& text, std::uint64_t& out);
+// Entry numbers separated by commas ("3,7,12"), appended to `out`; false when the text is not that.
+bool parse_entry_list(const std::string& text, std::vector<std::size_t>& out);
+
+// A what-if model written where the runtime reads it from: a private temporary folder (never next to
+// the user's files), removed with everything in it when this goes.
+class TemporaryModel {
+ public:
+  TemporaryModel(const std::vector<std::uint8_t>& bytes, const std::string& name);
+  ~TemporaryModel();
+  TemporaryModel(const TemporaryModel&) = delete;
+  TemporaryModel& operator=(const TemporaryModel&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string dir_, path_;
+};
 
 // Takes `option` with its `value` when it is one of RunInputs' (--input, --dim, --samples, --seed,
 // --engine): true when taken; `why` is set when the value is wrong.

@@ -39,13 +39,7 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
       // Entries by number, comma-separated: the hand-picked set to measure, export and save.
       o.session.chosen_given = true;
       if (v == "none") return "";
-      std::size_t start = 0;
-      while (start <= v.size()) {
-        const std::size_t comma = std::min(v.find(',', start), v.size());
-        if (!parse_number(v.substr(start, comma - start), n)) return "--keep needs entry numbers separated by commas (3,7,12)";
-        o.session.chosen.push_back(n);
-        start = comma + 1;
-      }
+      if (!parse_entry_list(v, o.session.chosen)) return "--keep needs entry numbers separated by commas (3,7,12)";
     } else if (a == "--measure") {
       // "chosen": measure the --keep set alone (no sweep, no suggestion); "all" (default): the sweep too.
       if (v != "chosen" && v != "all") return "--measure is all (the sweep, the suggestion and a --keep set) or chosen (the --keep set alone)";

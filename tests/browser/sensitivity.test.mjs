@@ -137,6 +137,42 @@ test('name-scope blocks: the sweep per block in the page is the command line\'s'
   await assertClean(page);
 });
 
+test('the Activations tab runs the what-if of the entries picked: the command line\'s --keep report, shown on the open pair', async () => {
+  const page = await openFixturePair(env, PAIR);
+  const r = JSON.parse(cliRun(['--split', 'off', '--json', '-']));
+  const entry = r.entries.find((e) => e.float_nodes.includes('/down/conv/Conv'));
+  await page.click('#tab-sensitivity');
+  await page.waitForFunction(() => !document.querySelector('#sensitivity-run')?.disabled);
+  await page.fill('#search', '/down/conv/Conv');
+  await page.keyboard.press('Enter');
+  await page.check('#detail [data-field="keep-in-float"]');
+  await page.click('#tab-activations');
+  await page.waitForFunction(() => !document.querySelector('#activation-what-if')?.disabled);
+  await page.check('#activation-what-if');
+  await page.click('#activation-run');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#activation-status')?.dataset.state ?? ''), null, { timeout: 120000 });
+  assert.equal(await page.$eval('#activation-status', (e) => e.dataset.state), 'done', await page.textContent('#activation-status'));
+  assert.match(await page.textContent('[data-field="what-if"]'), new RegExp(`A what-if: quant\\.onnx with entry ${entry.entry} kept in float`));
+  const [json] = await Promise.all([page.waitForEvent('download'), page.click('#activation-json')]);
+  const act = spawnSync(cli, ['activations', floatPath, quantPath, '--engine', 'web', '--tap-budget', '64M', '--keep', String(entry.entry), '--json', '-'],
+    { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(act.status, 0, act.stderr);
+  assert.equal(readFileSync(await json.path(), 'utf8'), act.stdout);
+  // Its rows select the open pair's ops (its entries are the what-if's own, given as the pair's).
+  const whatIf = JSON.parse(act.stdout);
+  const res = whatIf.points.find((p) => p.float_nodes.includes('/res/conv/Conv'));
+  await page.click(`#point-table tbody tr[data-point="${res.point}"]`);
+  assert.ok((await selectedIds(page, 'float')).includes('/res/conv/Conv'), JSON.stringify(await selectedIds(page, 'float')));
+  // The kept entry's weight is the float model's: no weight SQNR in its row.
+  const kept = whatIf.points.find((p) => p.float_nodes.includes('/down/conv/Conv') || p.float_nodes.includes('/down/bn/BatchNormalization'));
+  if (kept) assert.equal(await page.$eval(`#point-table tbody tr[data-point="${kept.point}"] td:nth-child(11)`, (td) => td.textContent), '–');
+  // On the open pair's graphs: the overlay says it is a what-if.
+  await page.selectOption('#overlay', 'activations');
+  assert.match(await page.textContent('#legend [data-field="what-if"]'), /a what-if: quant\.onnx with entry \d+ kept in float/);
+  await screenshot(page, 'sensitivity-what-if');
+  await assertClean(page);
+});
+
 test('cancelled, the sweep shows what it measured', async () => {
   const page = await openFixturePair(env, 'torch_transformer_ptq');
   await page.click('#tab-sensitivity');

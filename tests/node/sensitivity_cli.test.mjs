@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cli, root } from './paths.mjs';
@@ -108,4 +108,22 @@ for side in ['float', 'quant']:
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('activations --keep: the what-if\'s tensors, its output the sweep\'s figure for that set, nothing left behind', () => {
+  const [f, q] = pair('torch_eager_ptq_cnn');
+  const before = readdirSync(tmpdir()).filter((n) => n.startsWith('visualquant-whatif-')).length;
+  const act = spawnSync(cli, ['activations', f, q, '--keep', '4,2', '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(act.status, 0, act.stderr);
+  const report = JSON.parse(act.stdout);
+  assert.equal(report.quantized_model, 'quant.onnx with entries 2, 4 kept in float');
+  // The kept entries' ops are the float model's copies; their own error is none where they read exact inputs.
+  assert.ok(report.points.some((p) => p.quant_nodes.some((n) => n.startsWith('visualquant.float//down/conv/Conv'))));
+  const output = report.points.find((p) => p.model_output === 0).accumulated.sqnr_db;
+  const chosen = JSON.parse(sensitivity([f, q, '--keep', '2,4', '--measure', 'chosen', '--json', '-']).stdout).chosen;
+  assert.equal(output, chosen.error.sqnr_db);
+  assert.equal(readdirSync(tmpdir()).filter((n) => n.startsWith('visualquant-whatif-')).length, before, 'the temporary what-if is removed');
+  const bad = spawnSync(cli, ['activations', f, q, '--keep', '999'], { encoding: 'utf8' });
+  assert.equal(bad.status, 3);
+  assert.match(bad.stderr, /error \[cannot_keep_in_float\]: entry 999 cannot be kept in float: there is no such entry/);
 });

@@ -3,7 +3,7 @@
 import { ActivationPanel } from './activations/activation_panel';
 import { SensitivityPanel } from './sensitivity/sensitivity_panel';
 import { uiHost, type UiHost, type UiState } from './host';
-import { ActivationIndex } from './model/activations';
+import { ActivationIndex, onOpenPair } from './model/activations';
 import { Comparison, nodeGroupsOf, other, SIDES, type NodeGroups, type NodeInfo, type Side } from './model/comparison';
 import { GroupState } from './model/groups';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
@@ -114,6 +114,9 @@ class App {
         if (point.entries.length) this.selectEntry(point.entries[0]);
         else if (point.quant_nodes.length) this.selectId('quant', point.quant_nodes[0]);
       },
+      // The Sensitivity tab's picks (made after this panel: none before it exists).
+      keptInFloat: () => (this.sensitivity ? this.sensitivity.pickedEntries() : []),
+      onOpenPair: (report) => (this.report ? onOpenPair(report, this.report.mapping) : report),
       shown: (report) => {
         this.activationIndex = new ActivationIndex(report);
         if (this.comparison) this.comparison.activations = this.activationIndex;
@@ -132,6 +135,7 @@ class App {
       select: (entry) => this.selectEntry(entry),
     });
     this.activations.onInputsChanged = () => this.sensitivity.refreshInputs();
+    this.sensitivity.onPicksChanged = () => this.activations.refreshWhatIf();
     this.search = new NodeSearch(byId<HTMLInputElement>('search'), byId<HTMLUListElement>('search-results'), (side, id) => this.selectId(side, id));
     this.table = new LayerTable(byId<HTMLTableElement>('layer-table'), byId('table-count'), (layer) => this.selectEntry(layer.entry));
     this.lintView = new LintView(byId<HTMLTableElement>('lint-table'), byId('lint-count'), (f) => {
@@ -700,6 +704,8 @@ class App {
     const notRun = activation && !c.activations;
     legend.replaceChildren(el('span', { class: 'legend-title', text: overlay.title }),
       ...(activation && c.activations?.synthetic ? [el('span', { class: 'legend-rule synthetic', text: 'synthetic inputs: directional only;' })] : []),
+      ...(activation && c.activations && this.report && c.activations.report.quantized_model !== this.report.quant.file
+        ? [el('span', { class: 'legend-rule synthetic', attrs: { 'data-field': 'what-if' }, text: `a what-if: ${c.activations.report.quantized_model};` })] : []),
       el('span', { class: 'legend-rule muted', text: 'boxes drawn, float + quantized:' }),
       ...(notRun ? [el('span', { class: 'muted', text: 'not run yet: run both models in the Activations tab' })]
         : waiting ? [el('span', { class: 'muted', text: 'analysing…' })] : overlay.legend(theme).map((item) => {

@@ -18,18 +18,23 @@ export interface ActivationActions {
   select(p: ActivationPoint): void;
   /** The report arrived: the overlay and the detail panel show it. */
   shown(report: ActivationsReport): void;
+  /** A what-if's report with its points' entries given as the open pair's (model/activations.ts onOpenPair). */
+  onOpenPair?(report: ActivationsReport): ActivationsReport;
+  /** The entries picked in the Sensitivity tab to keep in float (a what-if to run instead). */
+  keptInFloat?(): number[];
 }
 
 export class ActivationPanel {
   private inputs: InspectValue[] | null = null;
   private files: File[] = [];
   private running = false;
+  private lastParams: ActivationParams | null = null;
   private clearButton!: HTMLButtonElement;
   private readonly table: PointTable;
   private readonly runStatus: RunStatus;
   private readonly parts: {
     declared: HTMLElement; picker: HTMLInputElement; picked: HTMLElement; dims: HTMLElement; samples: HTMLInputElement; seed: HTMLInputElement;
-    synthetic: HTMLElement; local: HTMLInputElement; run: HTMLButtonElement; cancel: HTMLButtonElement; bar: HTMLProgressElement; status: HTMLElement;
+    synthetic: HTMLElement; local: HTMLInputElement; whatIf: HTMLInputElement; whatIfLabel: HTMLElement; run: HTMLButtonElement; cancel: HTMLButtonElement; bar: HTMLProgressElement; status: HTMLElement;
     summary: HTMLElement; chart: HTMLElement; caption: HTMLElement; tableBox: HTMLElement; unobserved: HTMLElement; save: HTMLElement;
   };
 
@@ -44,6 +49,8 @@ export class ActivationPanel {
       seed: el('input', { attrs: { id: 'activation-seed', type: 'number', min: '0', value: '1', 'aria-label': 'Seed of the synthetic inputs' } }),
       synthetic: el('span', { class: 'synthetic-options' }),
       local: el('input', { attrs: { id: 'activation-local', type: 'checkbox', checked: '' } }),
+      whatIf: el('input', { attrs: { id: 'activation-what-if', type: 'checkbox' } }),
+      whatIfLabel: el('label', { class: 'check', title: "Run the quantized model with the entries picked in the Sensitivity tab kept in float instead (a what-if: the command line's --keep)" }),
       run: el('button', { text: 'Run both models', attrs: { id: 'activation-run', type: 'button' } }),
       cancel: el('button', { text: 'Cancel', attrs: { id: 'activation-cancel', type: 'button' } }),
       bar: el('progress', { attrs: { id: 'activation-progress', max: '1' } }),
@@ -60,12 +67,14 @@ export class ActivationPanel {
     p.tableBox.append(table);
     this.table = new PointTable(table, p.caption, (point) => this.actions.select(point));
     this.runStatus = new RunStatus(p.run, p.cancel, p.bar, p.status);
+    this.refreshWhatIf();
     const pickLabel = el('label', { class: 'file-button', title: 'Input tensors: .npy or ONNX TensorProto .pb, one file per input and sample' }, 'Inputs…', picker);
     const clear = el('button', { text: 'Clear', attrs: { type: 'button', id: 'activation-clear' } });
     host.replaceChildren(
       el('div', { class: 'activation-controls' },
         pickLabel, clear, p.synthetic, p.dims,
         el('label', { class: 'check', title: "Also run each quantized op on the float model's values at its inputs: tells the error made there from the error inherited" }, p.local, ' Local error'),
+        p.whatIfLabel,
         p.run, p.cancel, p.bar, p.status),
       p.declared, p.picked, p.summary, p.chart, p.save, p.caption, p.tableBox, p.unobserved);
     picker.addEventListener('change', () => {
@@ -125,7 +134,17 @@ export class ActivationPanel {
   }
 
   private params(files: FilePayload[]): ActivationParams {
-    return { ...this.inputParams(files), local: this.parts.local.checked };
+    const keep = this.parts.whatIf.checked ? this.actions.keptInFloat?.() ?? [] : [];
+    return { ...this.inputParams(files), local: this.parts.local.checked, ...(keep.length ? { keepInFloat: keep } : {}) };
+  }
+
+  /** The Sensitivity tab's picks changed: the what-if box says how many (and is off without any). */
+  refreshWhatIf(): void {
+    const p = this.parts;
+    const n = this.actions.keptInFloat?.().length ?? 0;
+    p.whatIf.disabled = n === 0;
+    if (n === 0) p.whatIf.checked = false;
+    p.whatIfLabel.replaceChildren(p.whatIf, n ? ` With the ${n} entr${n === 1 ? 'y' : 'ies'} picked in the Sensitivity tab kept in float` : ' With entries kept in float (pick them in the Sensitivity tab)');
   }
 
   /** The inputs chosen here (files, or synthetic samples and seed, and dims), as a run takes them. */
@@ -166,8 +185,14 @@ export class ActivationPanel {
     const started = performance.now();
     try {
       const files = await Promise.all(this.files.map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() })));
-      const text = await this.actions.run(this.params(files), this.runStatus.progress);
-      this.show(JSON.parse(text) as ActivationsReport, text, (performance.now() - started) / 1000);
+      this.lastParams = this.params(files);
+      const text = await this.actions.run(this.lastParams, this.runStatus.progress);
+      const params = this.lastParams;
+      const parsed = JSON.parse(text) as ActivationsReport;
+      // A what-if names its own entries: the table, the chart and the graphs read the open pair's.
+      const keep = params?.keepInFloat ?? [];
+      this.table.setKeptInFloat(new Set(keep));
+      this.show(keep.length && this.actions.onOpenPair ? this.actions.onOpenPair(parsed) : parsed, text, (performance.now() - started) / 1000, keep.length > 0);
     } catch (e) {
       this.runStatus.failed(e, 'Cancelled: nothing was measured.');
     } finally {
@@ -177,7 +202,7 @@ export class ActivationPanel {
     }
   }
 
-  private show(report: ActivationsReport, text: string, seconds: number) {
+  private show(report: ActivationsReport, text: string, seconds: number, whatIf: boolean) {
     const p = this.parts;
     this.runStatus.done(`Done in ${seconds.toFixed(1)} s: ${report.runtime.runs} model runs with ${report.runtime.engine}, graph optimisation ${report.runtime.graph_optimization}` +
       (report.runtime.tap_chunks > 1 ? `, cut into ${report.runtime.tap_chunks} segments` : '') + '.');
@@ -191,6 +216,7 @@ export class ActivationPanel {
     const outputs = report.points.filter((x) => x.model_output !== undefined).sort((a, b) => a.model_output! - b.model_output!);
     const db = (v: number | null) => (v === null ? '∞ (equal)' : `${v.toFixed(2)} dB`);
     p.summary.replaceChildren(
+      ...(whatIf ? [el('p', { class: 'synthetic-note', attrs: { 'data-field': 'what-if' }, text: `A what-if: ${report.quantized_model}. Every figure below is of that model against the float model.` })] : []),
       report.inputs.synthetic
         ? el('p', { class: 'synthetic-note', attrs: { 'data-field': 'synthetic' }, text: `Synthetic inputs (${report.inputs.samples.length} sample${report.inputs.samples.length === 1 ? '' : 's'}, seeded, from the declared types and shapes): every figure is directional only. Give real inputs for real figures.` })
         : el('p', { attrs: { 'data-field': 'inputs' }, text: `Inputs: ${report.inputs.samples.join('; ')}` }),

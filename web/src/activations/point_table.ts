@@ -53,6 +53,8 @@ const ORDER_WORDS: Record<string, string> = { sqnr: 'worst accumulated error fir
 export class PointTable {
   private points: ActivationPoint[] = [];
   private weights = new Map<number, WeightLayer>();
+  private layers: WeightLayer[] = [];
+  private kept = new Set<number>();
   private sortKey = 'sqnr';
   private ascending = true;
   private selected: number | null = null;
@@ -70,8 +72,15 @@ export class PointTable {
   }
 
   setWeights(layers: WeightLayer[]): void {
-    this.weights = new Map(layers.map((l) => [l.entry, l]));
+    this.layers = layers;
+    this.weights = new Map(layers.filter((l) => !this.kept.has(l.entry)).map((l) => [l.entry, l]));
     if (this.points.length) this.render();
+  }
+
+  /** A what-if's entries kept in float: their weights are the float model's, so no weight SQNR. */
+  setKeptInFloat(entries: Set<number>): void {
+    this.kept = entries;
+    this.setWeights(this.layers);
   }
 
   sortBy(key: string): void {

@@ -144,6 +144,11 @@ export interface ActivationParams {
   /** The local-error runs (default true). */
   local?: boolean;
   /**
+   * A what-if (the command line's --keep): compare the quantized model with these entries kept in
+   * float instead, opened as a comparison of its own in the core; the report names it so.
+   */
+  keepInFloat?: number[];
+  /**
    * The bytes of compared tensors one run returns (the command line's --tap-budget). Default 64 MiB
    * in the page, where every tapped byte is held three times at once (in ONNX Runtime's wasm heap,
    * as a JavaScript array, and in the core's heap), against the command line's 512 MiB.

@@ -91,6 +91,7 @@ export class SensitivityPanel {
     this.report = null;
     this.text = '';
     this.pickedSet.clear();
+    this.onPicksChanged?.();
     const p = this.parts;
     for (const part of [p.summary, p.chart, p.suggestion, p.exports, p.picked]) part.replaceChildren();
     p.snippet.hidden = true;
@@ -118,12 +119,20 @@ export class SensitivityPanel {
     return this.pickedSet.has(entry);
   }
 
+  pickedEntries(): number[] {
+    return [...this.pickedSet].sort((a, b) => a - b);
+  }
+
+  /** Called when the picks change (the Activations tab's what-if box follows). */
+  onPicksChanged: (() => void) | null = null;
+
   /** Picks an entry to keep in float (or not): the table's box and the exports follow. */
   setPicked(entry: number, on: boolean): void {
     if (on) this.pickedSet.add(entry);
     else this.pickedSet.delete(entry);
     this.table.setPicked(this.pickedSet);
-    this.picked([...this.pickedSet].sort((a, b) => a - b));
+    this.picked(this.pickedEntries());
+    this.onPicksChanged?.();
   }
 
   private async run(chosen?: number[]) {

@@ -28,13 +28,27 @@ export async function runActivationJob(comparison: OpenComparison, params: Activ
     // models holding them: its heap then holds each weight once (rewrite/weights_by_reference.h).
     weights_by_reference: true,
   };
-  // The inputs are checked against the model first: a wrong file is said at once, before the engine loads.
-  const run = comparison.startActivations(options, files);
-  progress('loading ONNX Runtime (onnxruntime-web)', 0);
-  const { ort, engine } = await loadOrt();
-  return runActivations(run, {
-    ort, engine, signal, viewFeeds: true,
-    onProgress: (r) => progress(`run ${r.index + 1} of ${r.runs_total}: ${r.model_label}${KIND_WORDS[r.kind] ?? ''}, sample ${r.sample + 1}`,
-      r.index / r.runs_total),
-  });
+  // A what-if: the same runs on a comparison of its own (the float model against the quantized model
+  // with those entries kept in float), closed when they are done; the open pair stays as it is.
+  const keep = params.keepInFloat?.length ? [...new Set(params.keepInFloat)].sort((a, b) => a - b) : null;
+  const target = keep ? comparison.openWhatIf(keep, whatIfLabel(comparison, keep)) : comparison;
+  try {
+    // The inputs are checked against the model first: a wrong file is said at once, before the engine loads.
+    const run = target.startActivations(options, files);
+    progress('loading ONNX Runtime (onnxruntime-web)', 0);
+    const { ort, engine } = await loadOrt();
+    return await runActivations(run, {
+      ort, engine, signal, viewFeeds: true,
+      onProgress: (r) => progress(`run ${r.index + 1} of ${r.runs_total}: ${r.model_label}${KIND_WORDS[r.kind] ?? ''}, sample ${r.sample + 1}`,
+        r.index / r.runs_total),
+    });
+  } finally {
+    if (target !== comparison) target.close();
+  }
+}
+
+/** As the command line names a what-if (whatif/what_if_pair.h what_if_label): the same report bytes. */
+function whatIfLabel(comparison: OpenComparison, entries: number[]): string {
+  const quant = (JSON.parse(comparison.report) as { quant: { file: string } }).quant.file;
+  return `${quant} with entr${entries.length === 1 ? 'y' : 'ies'} ${entries.join(', ')} kept in float`;
 }
