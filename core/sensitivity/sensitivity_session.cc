@@ -310,6 +310,11 @@ void SensitivitySession::cancel() {
   stage_ = Stage::Done;
 }
 
+double SensitivitySession::single_score(std::size_t id) const {
+  const SweptEntry* s = unit(id);
+  return s && s->variant[0] >= 0 ? score_or_lowest(variants_[s->variant[0]].error) : -std::numeric_limits<double>::infinity();
+}
+
 const SweptEntry* SensitivitySession::unit(std::size_t id) const {
   for (const SweptEntry& s : entries_)
     if (s.entry == id) return &s;
@@ -335,10 +340,9 @@ std::optional<double> SensitivitySession::predicted(const std::vector<std::size_
     const ErrorMoments& m = q.outputs[o];
     if (m.count == 0 || m.sum_x2 == 0) continue;
     double e2 = m.sum_e2;
-    for (std::size_t e : set)
-      for (const SweptEntry& s : entries_)
-        if (s.entry == e && s.variant[0] >= 0 && variants_[s.variant[0]].measured && m.sum_e2 > 0)
-          e2 *= variants_[s.variant[0]].error.outputs[o].sum_e2 / m.sum_e2;
+    for (std::size_t id : set)
+      if (const SweptEntry* s = unit(id); s && s->variant[0] >= 0 && variants_[s->variant[0]].measured && m.sum_e2 > 0)
+        e2 *= variants_[s->variant[0]].error.outputs[o].sum_e2 / m.sum_e2;
     const double s = e2 <= 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(m.sum_x2 / e2);
     worst = worst ? std::min(*worst, s) : s;
   }
@@ -355,12 +359,7 @@ void SensitivitySession::next_suggestion_step() {
     ranked_.clear();
     for (const SweptEntry& s : entries_)
       if (s.variant[0] >= 0 && variants_[s.variant[0]].measured) ranked_.push_back(s.entry);
-    const auto score = [&](std::size_t e) {
-      for (const SweptEntry& s : entries_)
-        if (s.entry == e) return score_or_lowest(variants_[s.variant[0]].error);
-      return -std::numeric_limits<double>::infinity();
-    };
-    std::stable_sort(ranked_.begin(), ranked_.end(), [&](std::size_t a, std::size_t b) { return score(a) > score(b); });
+    std::stable_sort(ranked_.begin(), ranked_.end(), [&](std::size_t a, std::size_t b) { return single_score(a) > single_score(b); });
     if (!variants_[kQuantized].measured || score_or_lowest(variants_[kQuantized].error) >= options_.target_sqnr_db) {
       suggestion_done_ = true;
       target_reached_ = variants_[kQuantized].measured;
@@ -380,11 +379,7 @@ void SensitivitySession::next_suggestion_step() {
     suggestion_done_ = true;
     return;
   }
-  const auto single = [&](std::size_t e) {
-    for (const SweptEntry& s : entries_)
-      if (s.entry == e) return score_or_lowest(variants_[s.variant[0]].error);
-    return -std::numeric_limits<double>::infinity();
-  };
+  const auto single = [&](std::size_t id) { return single_score(id); };
   SuggestionStep step;
   step.entry = remaining.front();
   for (std::size_t k = 1; k < remaining.size(); ++k)

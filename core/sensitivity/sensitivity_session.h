@@ -139,6 +139,7 @@ class SensitivitySession {
   void next_suggestion_step();
   std::optional<double> predicted(const std::vector<std::size_t>& units) const;
   const SweptEntry* unit(std::size_t id) const;
+  double single_score(std::size_t id) const;  // the unit kept in float alone (lowest when not measured)
   std::vector<std::size_t> members_of(const std::vector<std::size_t>& units) const;
   void finish_variant(int v);
 

@@ -31,6 +31,15 @@ onnx::NodeProto& EditBuilder::add_node(double key, const std::string& op, std::v
   return out_.added.back().proto;
 }
 
+std::pair<std::string, std::string> EditBuilder::quantizer(std::size_t entry, const ActivationQuantizer& q, const std::string& of, bool encode) {
+  const std::string scale = fresh(entry, kBoundaryPrefix + "scale/" + of), zero = fresh(entry, kBoundaryPrefix + "zero_point/" + of);
+  if (encode) {
+    out_.initializers.push_back(scalar_tensor(scale, "float32", q.scale));
+    out_.initializers.push_back(scalar_tensor(zero, q.type, q.zero_point));
+  }
+  return {scale, zero};
+}
+
 std::string EditBuilder::cast_to(std::size_t entry, double key, const std::string& source, const std::string& from, const std::string& to) {
   if (from.empty() || to.empty() || from == to) return source;
   const ElementTypeInfo* t = element_type_named(to);
@@ -71,6 +80,16 @@ void EditBuilder::copy_nodes(const Model& from, const std::vector<NodeId>& nodes
     a.proto = std::move(copy);
     out_.added.push_back(std::move(a));
   }
+}
+
+std::map<ValueId, std::size_t> main_graph_points_by(const Comparison& c, const ComparePlan& plan, ValueId ComparedPoint::*field) {
+  std::map<ValueId, std::size_t> out;
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    const ComparedPoint& p = plan.points[i];
+    if (p.float_value == kNone || p.float_body || p.quant_body || p.pre_quant_body || c.float_model.values[p.float_value].graph != 0) continue;
+    if (p.*field != kNone) out.emplace(p.*field, i);
+  }
+  return out;
 }
 
 std::vector<std::size_t> node_entries(const Comparison& c, bool quant) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "activations/compared_points.h"
 #include "quant/logical_graph.h"
 #include "report/comparison.h"
 #include "whatif/graph_rebuild.h"
@@ -27,6 +28,9 @@ class EditBuilder {
   std::string prefixed(std::size_t entry, const std::string& name) const;
   onnx::NodeProto& add_node(double key, const std::string& op, std::vector<std::string> inputs, const std::string& output,
                             const std::string& name);
+  // Initializers for a per-tensor quantizer's scale (float32) and zero point, named after `of`
+  // (added to the plan only when `encode`): their names.
+  std::pair<std::string, std::string> quantizer(std::size_t entry, const ActivationQuantizer& q, const std::string& of, bool encode);
   // `source` as element type `to` (a Cast, made once), `source` itself when the types agree or one is unknown.
   std::string cast_to(std::size_t entry, double key, const std::string& source, const std::string& from, const std::string& to);
 
@@ -44,6 +48,11 @@ class EditBuilder {
   std::set<std::string> taken_;
   std::map<std::string, std::string> casts_;
 };
+
+// The compared points of the main graphs (none of whose tensors sits in a body), by one of their
+// values (`field`: &ComparedPoint::pre_quant_value, quant_value, float_value): the first point of
+// each value, in the plan's order. What the builders look a boundary value up in.
+std::map<ValueId, std::size_t> main_graph_points_by(const Comparison& c, const ComparePlan& plan, ValueId ComparedPoint::*field);
 
 // Per node of a model, its alignment entry (kNoEntry: none); `quant`: of the quantized model.
 std::vector<std::size_t> node_entries(const Comparison& c, bool quant);

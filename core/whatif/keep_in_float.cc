@@ -37,12 +37,11 @@ const std::string kFloatPrefix = "visualquant.float/";
 
 KeepInFloat::KeepInFloat(const Comparison& c, const ComparePlan& plan)
     : c_(c), points_(plan), float_entry_(node_entries(c, false)), quant_entry_(node_entries(c, true)) {
-  for (std::size_t i = 0; i < plan.points.size(); ++i) {
-    const ComparedPoint& p = plan.points[i];
-    if (p.float_value == kNone || p.quant_value == kNone || p.float_body || p.quant_body || p.pre_quant_body) continue;
-    if (c.float_model.values[p.float_value].graph != 0) continue;
-    point_of_float_.emplace(p.float_value, i);
-  }
+  for (const auto& [v, i] : main_graph_points_by(c, plan, &ComparedPoint::float_value))
+    if (plan.points[i].quant_value != kNone) point_of_float_.emplace(v, i);
+  point_of_pre_quant_ = main_graph_points_by(c, plan, &ComparedPoint::pre_quant_value);
+  for (std::size_t i = 0; i < plan.points.size(); ++i)
+    for (std::size_t e : plan.points[i].entries) points_of_entry_[e].push_back(i);
   for (const auto& [f, q] : paired_inputs(c)) quant_input_of_[f] = q;
 }
 
@@ -69,14 +68,7 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
   const auto cast_to = [&](std::size_t e, double key, const std::string& source, const std::string& from, const std::string& to) {
     return edit.cast_to(e, key, source, from, to);
   };
-  const auto quantizer_inputs = [&](std::size_t e, const ActivationQuantizer& q, const std::string& of) {
-    const std::string scale = fresh(e, kBoundaryPrefix + "scale/" + of), zero = fresh(e, kBoundaryPrefix + "zero_point/" + of);
-    if (encode) {
-      out.initializers.push_back(scalar_tensor(scale, "float32", q.scale));
-      out.initializers.push_back(scalar_tensor(zero, q.type, q.zero_point));
-    }
-    return std::pair<std::string, std::string>{scale, zero};
-  };
+  const auto quantizer_inputs = [&](std::size_t e, const ActivationQuantizer& q, const std::string& of) { return edit.quantizer(e, q, of, encode); };
 
   std::set<NodeId> copied;          // float nodes copied
   std::map<ValueId, std::string> resolved;  // float value → the name the copies read it under
@@ -120,7 +112,6 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
       a.key = key;
       a.proto = std::move(copy);
       out.added.push_back(std::move(a));
-      name = cast_to(e, key, name, element_type_of(fm, v), element_type_of(fm, v));
     } else {
       name = cast_to(e, key, qm.values[pre].name, element_type_of(qm, pre), element_type_of(fm, v));
     }
@@ -148,13 +139,11 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
             const ValueId u = qm.nodes[q].inputs[0];
             if (u == kNone || qm.values[u].tensor != kNone || qm.values[u].kind == ValueKind::Initializer) continue;
             std::string read = qm.values[u].name;
-            for (const ComparedPoint& p : points_.points)
-              if (p.pre_quant_value == u && p.float_value != kNone && !p.float_body && !p.pre_quant_body &&
-                  fm.values[p.float_value].graph == 0) {
-                // As the float model has it (a folded Relu applied again), back in the quantized model's type.
-                read = cast_to(e, entry_key(e), before_quantizer(e, entry_key(e), p), element_type_of(fm, p.float_value), element_type_of(qm, u));
-                break;
-              }
+            if (const auto pt = point_of_pre_quant_.find(u); pt != point_of_pre_quant_.end()) {
+              // As the float model has it (a folded Relu applied again), back in the quantized model's type.
+              const ComparedPoint& p = points_.points[pt->second];
+              read = cast_to(e, entry_key(e), before_quantizer(e, entry_key(e), p), element_type_of(fm, p.float_value), element_type_of(qm, u));
+            }
             copy.set_input(static_cast<int>(i), cast_to(e, entry_key(e), read, element_type_of(qm, u), element_type_of(qm, w)));
             changed = true;
           }
@@ -291,11 +280,12 @@ RebuildPlan KeepInFloat::plan(const std::vector<std::size_t>& entries, KeptPart 
             if (zero_value != kNone) in.push_back(qm.values[zero_value].name);
             add_node(key + 0.25, "QuantizeLinear", in, target, name);
           } else {
-            const ActivationQuantizer* q = nullptr;
-            for (const ComparedPoint& p : points_.points)
-              if (p.quant_is_codes && p.quantizer && p.quantizer->type == qtype &&
-                  std::find(p.entries.begin(), p.entries.end(), e) != p.entries.end())
-                q = &*p.quantizer;
+            const ActivationQuantizer* q = nullptr;  // the last point of the entry that reads codes of this type
+            if (const auto pts = points_of_entry_.find(e); pts != points_of_entry_.end())
+              for (std::size_t i : pts->second) {
+                const ComparedPoint& p = points_.points[i];
+                if (p.quant_is_codes && p.quantizer && p.quantizer->type == qtype) q = &*p.quantizer;
+              }
             if (!q) refuse(e, "the scale of its output codes " + quoted(target) + " is not known");
             const auto [scale, zero] = quantizer_inputs(e, *q, target);
             add_node(key + 0.25, "QuantizeLinear", {x, scale, zero}, target, name);

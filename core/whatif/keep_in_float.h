@@ -73,6 +73,8 @@ class KeepInFloat {
   const ComparePlan& points_;
   std::vector<std::size_t> float_entry_, quant_entry_;  // per node: its entry (kNone-like: npos)
   std::map<ValueId, std::size_t> point_of_float_;       // main-graph float value → its compared point
+  std::map<ValueId, std::size_t> point_of_pre_quant_;   // the float tensor an output QuantizeLinear reads → its point
+  std::map<std::size_t, std::vector<std::size_t>> points_of_entry_;  // entry → the points whose output it writes
   std::map<ValueId, ValueId> quant_input_of_;           // float graph input → the quantized model's
 };
 

@@ -25,6 +25,8 @@ const std::string kQuantPrefix = "visualquant.quantized/";
 QuantizeOnly::QuantizeOnly(const Comparison& c, const ComparePlan& plan)
     : c_(c), points_(plan), float_entry_(node_entries(c, false)), quant_entry_(node_entries(c, true)) {
   for (const auto& [f, q] : paired_inputs(c)) float_input_of_[q] = f;
+  point_of_pre_quant_ = main_graph_points_by(c, plan, &ComparedPoint::pre_quant_value);
+  point_of_quant_ = main_graph_points_by(c, plan, &ComparedPoint::quant_value);
 }
 
 RebuildPlan QuantizeOnly::plan(const std::vector<std::size_t>& entries, bool encode) const {
@@ -61,14 +63,7 @@ RebuildPlan QuantizeOnly::plan(const std::vector<std::size_t>& entries, bool enc
   std::map<std::size_t, std::pair<std::string, std::string>> quantizer_names;
   const auto quantizer_inputs = [&](std::size_t e, std::size_t point) {
     if (const auto it = quantizer_names.find(point); it != quantizer_names.end()) return it->second;
-    const ActivationQuantizer& q = *points_.points[point].quantizer;
-    const std::string of = "point" + std::to_string(point);
-    const std::string scale = fresh(e, kBoundaryPrefix + "scale/" + of), zero = fresh(e, kBoundaryPrefix + "zero_point/" + of);
-    if (encode) {
-      out.initializers.push_back(scalar_tensor(scale, "float32", q.scale));
-      out.initializers.push_back(scalar_tensor(zero, q.type, q.zero_point));
-    }
-    return quantizer_names[point] = {scale, zero};
+    return quantizer_names[point] = edit.quantizer(e, *points_.points[point].quantizer, "point" + std::to_string(point), encode);
   };
 
   // The float model's value that stands for quantized value v, in the form the quantized ops read it.
@@ -79,13 +74,16 @@ RebuildPlan QuantizeOnly::plan(const std::vector<std::size_t>& entries, bool enc
       if (it == float_input_of_.end()) refuse(e, "the quantized model's input " + quoted(qm.values[v].name) + " has no counterpart in the float model");
       return cast_to(e, key, fm.values[it->second].name, element_type_of(fm, it->second), qtype);
     }
-    for (std::size_t i = 0; i < points_.points.size(); ++i) {
+    if (const auto it = point_of_pre_quant_.find(v); it != point_of_pre_quant_.end()) {
+      // What a QuantizeLinear the entry owns reads.
+      const ComparedPoint& p = points_.points[it->second];
+      return cast_to(e, key, fm.values[p.float_value].name, element_type_of(fm, p.float_value), qtype);
+    }
+    if (const auto it = point_of_quant_.find(v); it != point_of_quant_.end()) {
+      const std::size_t i = it->second;
       const ComparedPoint& p = points_.points[i];
-      if (p.float_value == kNone || p.float_body || p.quant_body || p.pre_quant_body || fm.values[p.float_value].graph != 0) continue;
       const std::string& f = fm.values[p.float_value].name;
       const std::string ftype = element_type_of(fm, p.float_value);
-      if (p.pre_quant_value == v) return cast_to(e, key, f, ftype, qtype);  // what a QuantizeLinear the entry owns reads
-      if (p.quant_value != v) continue;
       if (!p.quantizer) return cast_to(e, key, f, ftype, qtype);  // a float tensor in the quantized model too
       // Read as the quantized model has it: codes (QuantizeLinear) or their dequantised values.
       const auto [scale, zero] = quantizer_inputs(e, i);

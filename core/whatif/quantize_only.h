@@ -44,6 +44,7 @@ class QuantizeOnly {
   const ComparePlan& points_;
   std::vector<std::size_t> float_entry_, quant_entry_;  // per node: its entry
   std::map<ValueId, ValueId> float_input_of_;           // quantized graph input → the float model's
+  std::map<ValueId, std::size_t> point_of_pre_quant_, point_of_quant_;  // quantized value → its compared point
 };
 
 }  // namespace vq
