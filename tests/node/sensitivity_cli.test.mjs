@@ -127,3 +127,10 @@ test('activations --keep: the what-if\'s tensors, its output the sweep\'s figure
   assert.equal(bad.status, 3);
   assert.match(bad.stderr, /error \[cannot_keep_in_float\]: entry 999 cannot be kept in float: there is no such entry/);
 });
+
+test('the main job\'s script passes the sensitivity command through', () => {
+  const [f, q] = pair('torch_eager_ptq_cnn');
+  const r = spawnSync(path.join(root, 'scripts/visualquant'), ['sensitivity', f, q, '--keep', 'none', '--measure', 'chosen'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /the chosen set \(0 entries\): \d+\.\d+ dB/);
+});
