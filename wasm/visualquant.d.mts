@@ -182,10 +182,20 @@ export interface NodeReport {
   outputs: NodeOutput[];
 }
 
-export type MappingKind = 'identical' | 'renamed' | 'fused' | 'lowered' | 'inserted' | 'removed';
+/** 'structural': a one-to-one match of two models that are not the same network (matched by structure only). */
+export type MappingKind = 'identical' | 'renamed' | 'structural' | 'fused' | 'lowered' | 'inserted' | 'removed';
+
+/** What kind of pair a comparison is (README: "Any two models"). */
+export type ComparisonCase = 'float_vs_quantized' | 'quantized_vs_quantized' | 'float_vs_float';
 
 export interface CompareSide {
   file: string;
+  /** What the model is: "float" (no quantized form) or "quantized". */
+  role: 'float' | 'quantized';
+  /** How the side is named: "float" / "quantized" for a float model and its quantized version, else "A" / "B" by the files' order. */
+  label: 'float' | 'quantized' | 'A' | 'B';
+  /** 1 or 2: the position of this file in the caller's order. */
+  argument: 1 | 2;
   size_bytes: number;
   producer_name: string;
   producer_version: string;
@@ -249,15 +259,30 @@ export interface LogicalOp {
   };
 }
 
-/** The `visualquant.compare` report, version 1. */
+/** The evidence of summary.same_network: how the weighted matches' weights compare. */
+export interface SameNetworkEvidence {
+  weighted_matches: number; agree: number; differ: number; undecided: number;
+  /** The verdict and its evidence in words. */
+  reason: string;
+}
+
+/**
+ * The `visualquant.compare` report, version 2. `float` is the reference side and `quant` the
+ * compared one: a float model and its quantized version, or of two quantized (or two float)
+ * models the less and the more derived one; `case` and each side's role say which.
+ */
 export interface CompareReport {
   report: 'visualquant.compare';
-  version: 1;
+  version: 2;
+  case: ComparisonCase;
   float: CompareSide;
   quant: CompareSide;
   argument_order_swapped: boolean;
   summary: {
     entries: number;
+    /** Whether the weights say the two models are one network; null: unknown (no weight could say). */
+    same_network: boolean | null;
+    same_network_evidence: SameNetworkEvidence;
     by_kind: Record<MappingKind, number>;
     mean_confidence: number;
     fusions: number;
@@ -286,7 +311,7 @@ export interface WeightLayer {
   batchnorm_folded: boolean; pre_quant_scale: boolean; output_rescale: boolean; note?: string;
   float: Distribution; dequantized: Distribution;
   error: { mse: number; rmse: number; max_abs: number; max_abs_at: [number, number]; sqnr_db: number | null;
-           cosine: number; relative_l2: number; mean_abs_lsb: number | null; max_abs_lsb: number | null };
+           cosine: number; relative_l2: number; changed_fraction: number; mean_abs_lsb: number | null; max_abs_lsb: number | null };
   /** Absent from a weights report made with detail: false (as are channel series, code counts and outlier indices). */
   histogram?: { edges: number[]; float: number[]; dequantized: number[] };
   codes: { type: string; qmin: number; qmax: number; levels_total: number; levels_used: number;
@@ -295,7 +320,7 @@ export interface WeightLayer {
   outliers: { sigmas: number; beyond_sigmas: number; beyond_clip_range: number; first_indices?: number[];
               first_clipped_indices?: number[] };
   /** worst: the output channel with the lowest SQNR (null for one channel), in both kinds of report. */
-  channels: { count: number; range_spread: number; worst: { index: number; sqnr_db: number | null } | null; float_min?: number[]; float_max?: number[]; mse?: number[];
+  channels: { count: number; changed: number; range_spread: number; worst: { index: number; sqnr_db: number | null } | null; float_min?: number[]; float_max?: number[]; mse?: number[];
               max_abs?: number[]; sqnr_db?: (number | null)[]; cosine?: number[]; step?: number[]; zero_point?: number[] };
   sensitivity: number;
 }
@@ -321,7 +346,21 @@ export interface InvalidWeightLayer {
   violations: QuantParamViolation[];
 }
 
+/**
+ * What a weights report's figures measure: a float weight against its dequantised version; a float
+ * model's weight against another's (weight_change); two quantized models' dequantised weights
+ * against each other; or nothing, for two models that are not one network (not_compared says why).
+ * In the last three, a layer's "float" side is the reference model's and "dequantized" the compared one's.
+ */
+export type WeightMeasures = 'quantization_error' | 'weight_change' | 'dequantized_difference' | 'not_comparable';
+
 export interface WeightsReport {
+  measures: WeightMeasures;
+  /** The two sides' labels (CompareSide.label): the reference and the compared model. */
+  reference: string;
+  compared: string;
+  /** Present when measures is not_comparable. */
+  not_compared?: string;
   ranking: string;
   histogram_bins: number;
   layers: WeightLayer[];

@@ -10,6 +10,7 @@
 #include "quant/constant_eval.h"
 #include "align/fusion_rules.h"
 #include "align/name_provenance.h"
+#include "align/same_network.h"
 #include "align/weight_candidates.h"
 #include "align/batchnorm_factor.h"
 #include "align/weight_signature.h"
@@ -712,19 +713,17 @@ class Aligner {
     return out;
   }
 
-  // Two models whose weights mostly disagree are not a float model and its quantized version,
-  // however well their topologies line up: no match found from topology alone may then be trusted.
+  // Two models whose weights mostly disagree are not versions of one network, however well their
+  // topologies line up: no match found from topology alone may then be trusted, and no one-to-one
+  // match is more than structural.
   void distrust_unrelated_models(Alignment& out) const {
-    std::size_t agree = 0, differ = 0;
-    for (const MappingEntry& e : out.entries) {
-      agree += e.weight_agreement > 0;
-      differ += e.weight_agreement < 0;
-    }
-    if (agree + differ < 2 || agree >= differ) return;
-    const std::string why = "weights disagree in " + std::to_string(differ) + " of " + std::to_string(agree + differ) +
-                            " weighted matches: the two models are probably not the same network";
+    out.same_network = same_network_of(out.entries);
+    if (out.same_network.same.value_or(true)) return;
+    const std::string why = out.same_network.reason();
     for (MappingEntry& e : out.entries) {
-      if (e.float_ops.empty() || e.quant_ops.empty() || e.weight_agreement > 0) continue;
+      if (e.float_ops.empty() || e.quant_ops.empty()) continue;
+      if (e.kind == "identical" || e.kind == "renamed") e.kind = "structural";
+      if (e.weight_agreement > 0) continue;
       e.confidence = std::min(e.confidence, 0.25);
       e.evidence.push_back(why);
     }
@@ -741,6 +740,7 @@ class Aligner {
       if (f_.signature[f] && f_.signature[f]->cols == qw->cols) weighted.push_back(f);
     std::sort(weighted.begin(), weighted.end(), [&](LogicalId a, LogicalId b) { return f_.op(a).primary < f_.op(b).primary; });
     if (weighted.empty()) return;
+    e.weighted = weight_tells_networks_apart(q_.op(d.q.front()).cls);
     double worst = 1;
     std::string what;
     // One float weight of the same shape (a norm's gamma among its beta and scalars): the best one.
@@ -815,6 +815,7 @@ class Aligner {
     if (region_rule_for(q_.op(d.q.front()).cls, qp.op_type) && d.f.size() > 1) {
       check_region_weights(d, e);
     } else if (fw && qw) {
+      e.weighted = weight_tells_networks_apart(f_.op(d.f.front()).cls);
       if (const auto cmp = compare_weights(*fw, *qw)) {
         if (cmp->mean_cosine >= kSameWeight) {
           e.weight_agreement = 1;

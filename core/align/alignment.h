@@ -10,13 +10,16 @@
 //     layout-only ops (Reshape, Transpose, Cast, Identity) may be looked through;
 //  4. what is left is settled by a deterministic greedy assignment over a cost (op class, depth,
 //     matched neighbours, weights);
-//  5. only then are the remaining ops called removed (float only) or inserted (quantized only).
+//  5. only then are the remaining ops called removed (float only) or inserted (quantized only);
+//  6. the weights of the weighted matches decide whether the two models are one network at all
+//     (same_network.h); when they are not, no match is more than structural.
 // Names are never needed; they are one weak signal among others.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "align/same_network.h"
 #include "align/weight_signature.h"
 #include "model/model.h"
 #include "quant/logical_graph.h"
@@ -26,10 +29,13 @@ namespace vq {
 struct MappingEntry {
   std::vector<LogicalId> float_ops, quant_ops;
   std::vector<NodeId> float_nodes, quant_nodes;  // every raw node, folded ones included, model order
-  std::string kind;  // identical | renamed | fused | lowered | inserted | removed
+  // identical | renamed | fused | lowered | inserted | removed; "structural" for a one-to-one match
+  // of two models that are not the same network (the op matched by structure only)
+  std::string kind;
   double confidence = 0;
   std::vector<std::string> evidence;
-  int weight_agreement = 0;  // +1 the weights are the same weight, -1 they differ, 0 not compared
+  int weight_agreement = 0;  // +1 the weights are the same weight, -1 they differ, 0 neither or not compared
+  bool weighted = false;     // both sides have a weight that can tell networks apart, compared by content
 };
 
 struct FusionGroup {
@@ -43,6 +49,7 @@ struct Alignment {
   std::vector<MappingEntry> entries;
   std::vector<FusionGroup> fusions;
   double mean_confidence = 0;  // over matched entries
+  SameNetwork same_network;     // whether the weights say the two models are one network
 };
 
 struct AlignInput {

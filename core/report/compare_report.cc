@@ -42,11 +42,14 @@ json node_ids(const Model& m, const std::vector<NodeId>& nodes) {
   return out;
 }
 
-json side_summary(const CompareSide& s) {
+json side_summary(const CompareSide& s, const std::string& label, int argument) {
   const QuantFormsSeen q = detect_quant_forms(s.model);
   json forms = json::array();
   for (QuantForm f : q.forms) forms.push_back(quant_form_name(f));
   return {{"file", s.file_name},
+          {"role", q.forms.empty() ? "float" : "quantized"},
+          {"label", label},
+          {"argument", argument},
           {"size_bytes", s.model.file_size},
           {"producer_name", s.model.producer_name},
           {"producer_version", s.model.producer_version},
@@ -153,9 +156,17 @@ void write_mapping(JsonWriter& w, const CompareSide& f, const CompareSide& q, co
   w.end_array();
 }
 
+json same_network_json(const SameNetwork& v) {
+  return {{"weighted_matches", v.agree + v.differ + v.undecided},
+          {"agree", v.agree},
+          {"differ", v.differ},
+          {"undecided", v.undecided},
+          {"reason", v.reason()}};
+}
+
 json summary_json(const CompareSide& q, const Alignment& a) {
   std::map<std::string, std::size_t> by_kind;
-  for (const char* k : {"identical", "renamed", "fused", "lowered", "inserted", "removed"}) by_kind[k] = 0;
+  for (const char* k : {"identical", "renamed", "structural", "fused", "lowered", "inserted", "removed"}) by_kind[k] = 0;
   std::vector<std::pair<double, std::size_t>> confidences;
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
     const MappingEntry& e = a.entries[i];
@@ -167,13 +178,15 @@ json summary_json(const CompareSide& q, const Alignment& a) {
   for (std::size_t k = 0; k < std::min<std::size_t>(5, confidences.size()); ++k) least.push_back(confidences[k].second);
 
   json left_float = json::array();
-  for (LogicalId id = 0; id < q.logical.ops.size(); ++id) {
+  for (LogicalId id = 0; id < q.logical.ops.size() && is_quantized_model(q.model); ++id) {
     const LogicalOp& op = q.logical.ops[id];
     if (keeps_float_weight(q.model, op)) left_float.push_back(q.model.nodes[op.primary].id);
   }
   json kinds = json::object();
   for (const auto& [k, n] : by_kind) kinds[k] = n;
   return {{"entries", a.entries.size()},
+          {"same_network", a.same_network.same ? json(*a.same_network.same) : json(nullptr)},
+          {"same_network_evidence", same_network_json(a.same_network)},
           {"by_kind", kinds},
           {"mean_confidence", rounded(a.mean_confidence)},
           {"fusions", a.fusions.size()},
@@ -199,15 +212,18 @@ json fusions_json(const CompareSide& f, const CompareSide& q, const Alignment& a
 
 // The small parts are nlohmann values; the mapping and the logical graphs, which grow with the
 // models, are written directly (json_writer.h says why).
-std::string compare_report_text(const CompareSide& f, const CompareSide& q, const Alignment& a, bool swapped) {
+std::string compare_report_text(const CompareSide& f, const CompareSide& q, const Alignment& a, bool swapped,
+                                ComparisonCase kase) {
+  const SideLabels labels = side_labels(kase, swapped);
   return report_text([&](JsonWriter& w) {
     w.begin_object();
     w.member("report", "visualquant.compare");
     w.member("version", kCompareReportVersion);
+    w.member("case", comparison_case_name(kase));
     w.key("float");
-    w.fragment(side_summary(f));
+    w.fragment(side_summary(f, labels.reference, swapped ? 2 : 1));
     w.key("quant");
-    w.fragment(side_summary(q));
+    w.fragment(side_summary(q, labels.compared, swapped ? 1 : 2));
     w.member("argument_order_swapped", swapped);
     w.key("summary");
     w.fragment(summary_json(q, a));
@@ -226,8 +242,8 @@ std::string compare_report_text(const CompareSide& f, const CompareSide& q, cons
   });
 }
 
-json compare_report(const CompareSide& f, const CompareSide& q, const Alignment& a, bool swapped) {
-  return json::parse(compare_report_text(f, q, a, swapped));
+json compare_report(const CompareSide& f, const CompareSide& q, const Alignment& a, bool swapped, ComparisonCase kase) {
+  return json::parse(compare_report_text(f, q, a, swapped, kase));
 }
 
 json lint_report(const Comparison& c) {
@@ -243,11 +259,11 @@ CompareSide quant_side(const Comparison& c) { return {c.quant_model, c.quant_gra
 }  // namespace
 
 std::string comparison_report_text(const Comparison& c) {
-  return compare_report_text(float_side(c), quant_side(c), c.alignment, c.swapped);
+  return compare_report_text(float_side(c), quant_side(c), c.alignment, c.swapped, c.kase);
 }
 
 json comparison_report(const Comparison& c, bool with_analysis) {
-  json r = compare_report(float_side(c), quant_side(c), c.alignment, c.swapped);
+  json r = compare_report(float_side(c), quant_side(c), c.alignment, c.swapped, c.kase);
   if (with_analysis) {
     r["weights"] = weights_report(c, WeightAnalysisOptions{});
     r["lint"] = lint_report(c);
@@ -260,16 +276,44 @@ json compare_models(Model first, Model second, std::string first_name, std::stri
   return comparison_report(*c, with_weights);
 }
 
+namespace {
+// "A: quantized (QDQ, QOperator)", "float", "B: float".
+std::string side_words(const json& side) {
+  const std::string label = side["label"].get<std::string>(), role = side["role"].get<std::string>();
+  std::string words = label == role ? label : label + ": " + role;
+  const json& forms = side["quantization_forms"];
+  if (!forms.empty()) {
+    words += " (";
+    for (std::size_t i = 0; i < forms.size(); ++i) words += (i ? ", " : "") + forms[i].get<std::string>();
+    words += ")";
+  }
+  return words;
+}
+
+const char* case_words(const std::string& kase) {
+  if (kase == "quantized_vs_quantized") return "two quantized models (no float model): differences between them, not errors";
+  if (kase == "float_vs_float") return "two float models: weight changes, not quantization";
+  return "a float model and its quantized version";
+}
+}  // namespace
+
 std::string compare_text(const json& r) {
   std::ostringstream out;
-  out << "float:  " << r["float"]["file"].get<std::string>() << "  (" << r["float"]["nodes"].get<std::size_t>() << " nodes)\n";
-  out << "quant:  " << r["quant"]["file"].get<std::string>() << "  (" << r["quant"]["nodes"].get<std::size_t>() << " nodes, ";
-  const json& forms = r["quant"]["quantization_forms"];
-  if (forms.empty()) out << "no quantization seen";
-  for (std::size_t i = 0; i < forms.size(); ++i) out << (i ? ", " : "") << forms[i].get<std::string>();
-  out << ")\n";
-  if (r["argument_order_swapped"].get<bool>()) out << "(the second file is the float one: sides swapped)\n";
   const json& s = r["summary"];
+  // The verdict first: everything below it reads differently when the two are not one network.
+  if (s["same_network"].is_boolean() && !s["same_network"].get<bool>())
+    out << "!! NOT THE SAME NETWORK: " << s["same_network_evidence"]["reason"].get<std::string>() << "\n\n";
+  out << "case:   " << case_words(r["case"].get<std::string>()) << "\n";
+  // The file given first is listed first.
+  const bool swapped = r["argument_order_swapped"].get<bool>();
+  for (const char* key : {swapped ? "quant" : "float", swapped ? "float" : "quant"}) {
+    const json& side = r[key];
+    out << side_words(side) << ":  " << side["file"].get<std::string>() << "  (" << side["nodes"].get<std::size_t>() << " nodes)\n";
+  }
+  if (swapped && r["case"] == "float_vs_quantized") out << "(the second file is the float one: sides swapped)\n";
+  out << "same network: "
+      << (s["same_network"].is_null() ? std::string("unknown") : s["same_network"].get<bool>() ? std::string("yes") : std::string("no"))
+      << " (" << s["same_network_evidence"]["reason"].get<std::string>() << ")\n";
   out << "\nmapping: " << s["entries"].get<std::size_t>() << " entries, mean confidence " << s["mean_confidence"].get<double>() << "\n";
   for (const auto& [kind, n] : s["by_kind"].items()) out << "  " << kind << ": " << n.get<std::size_t>() << "\n";
   out << "\nfusions: " << r["fusions"].size() << "\n";
@@ -278,15 +322,27 @@ std::string compare_text(const json& r) {
     for (std::size_t i = 0; i < g["float"].size(); ++i) out << (i ? " + " : "") << g["float"][i].get<std::string>();
     out << "\n";
   }
-  out << "\nweighted ops left float: " << s["weighted_ops_left_float"].size() << "\n";
-  for (const json& id : s["weighted_ops_left_float"]) out << "  " << id.get<std::string>() << "\n";
-  if (r.contains("weights")) {
+  if (r["quant"]["role"] == "quantized") {
+    out << "\nweighted ops left float: " << s["weighted_ops_left_float"].size() << "\n";
+    for (const json& id : s["weighted_ops_left_float"]) out << "  " << id.get<std::string>() << "\n";
+  }
+  if (r.contains("weights") && r["weights"].contains("not_compared")) {
+    out << "\nweights: " << r["weights"]["not_compared"].get<std::string>() << "\n";
+  } else if (r.contains("weights")) {
     const json& layers = r["weights"]["layers"];
-    out << "\nweights: " << layers.size() << " quantized weights analysed, worst first (SQNR dB):\n";
+    const std::string measures = r["weights"]["measures"].get<std::string>();
+    if (measures == "quantization_error")
+      out << "\nweights: " << layers.size() << " quantized weights analysed, worst first (SQNR dB):\n";
+    else
+      out << "\nweights: " << layers.size() << " weights compared, largest change first (SQNR dB of "
+          << r["weights"]["compared"].get<std::string>() << " against " << r["weights"]["reference"].get<std::string>()
+          << (measures == "dequantized_difference" ? ", both dequantised" : "") << "; changed fraction):\n";
     for (std::size_t i = 0; i < layers.size() && i < 5; ++i) {
       const json& sqnr = layers[i]["error"]["sqnr_db"];
-      out << "  " << (sqnr.is_null() ? std::string("lossless") : fixed(sqnr.get<double>(), 1)) << "  "
-          << layers[i]["float_node"].get<std::string>() << "\n";
+      out << "  " << (sqnr.is_null() ? std::string(measures == "quantization_error" ? "lossless" : "unchanged") : fixed(sqnr.get<double>(), 1))
+          << "  " << layers[i]["float_node"].get<std::string>();
+      if (measures != "quantization_error") out << "  (" << fixed(100 * layers[i]["error"]["changed_fraction"].get<double>(), 1) << "% changed)";
+      out << "\n";
     }
     if (r["weights"].contains("invalid"))
       for (const json& l : r["weights"]["invalid"])

@@ -10,10 +10,14 @@
 #include "align/alignment.h"
 #include "model/model.h"
 #include "quant/logical_graph.h"
+#include "versions/comparison_case.h"
 
 namespace vq {
 
-constexpr int kCompareReportVersion = 1;
+// 2: "case", each side's "role", "label" and "argument", summary.same_network with its evidence,
+// the "structural" kind; "float" and "quant" hold the reference and the compared side (a float and
+// a quantized model, or of two quantized or two float models the less and the more derived one).
+constexpr int kCompareReportVersion = 2;
 
 struct CompareSide {
   const Model& model;
@@ -25,11 +29,11 @@ struct CompareSide {
 // Loads nothing: both models are loaded by the caller. `swapped` says the caller's argument order
 // was quantized-then-float and was corrected.
 nlohmann::ordered_json compare_report(const CompareSide& float_side, const CompareSide& quant_side,
-                                      const Alignment& alignment, bool swapped);
+                                      const Alignment& alignment, bool swapped, ComparisonCase kase);
 // The same report as compact JSON text (dump_compact's bytes, trailing newline included), written
 // without building it as nlohmann values first: what the wasm session gives the UI.
 std::string compare_report_text(const CompareSide& float_side, const CompareSide& quant_side, const Alignment& alignment,
-                                bool swapped);
+                                bool swapped, ComparisonCase kase);
 
 std::string compare_text(const nlohmann::ordered_json& report);
 

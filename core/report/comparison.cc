@@ -42,6 +42,7 @@ std::unique_ptr<Comparison> run_comparison(Model first, Model second, std::strin
   c->quant_model = std::move(second);
   c->float_name = std::move(first_name);
   c->quant_name = std::move(second_name);
+  c->kase = comparison_case_of(c->float_model, c->quant_model);
   c->float_graph = build_logical_graph(c->float_model);
   c->quant_graph = build_logical_graph(c->quant_model);
   c->float_weights = weight_digests(c->float_model, c->float_graph);

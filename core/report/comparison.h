@@ -1,5 +1,6 @@
-// One comparison of a float model with its quantized version, kept whole: both models, their
-// logical graphs and weight digests, and the alignment. The compare report, the weight analysis
+// One comparison of two models, kept whole: both models, their logical graphs and weight digests,
+// and the alignment. The "float" side is the reference (the float model, or of two quantized or
+// two float models the less derived one); `kase` says what the pair is. The compare report, the weight analysis
 // and the wasm session's lazy per-layer questions all read from it.
 #pragma once
 
@@ -9,13 +10,15 @@
 #include "align/alignment.h"
 #include "model/model.h"
 #include "quant/logical_graph.h"
+#include "versions/comparison_case.h"
 
 namespace vq {
 
 struct Comparison {
   Model float_model, quant_model;
   std::string float_name, quant_name;
-  bool swapped = false;  // the caller gave the quantized model first
+  bool swapped = false;  // the caller gave the compared (quantized, more derived) model first
+  ComparisonCase kase = ComparisonCase::FloatVsQuantized;
   LogicalGraph float_graph, quant_graph;
   std::vector<std::optional<WeightDigest>> float_weights, quant_weights;
   Alignment alignment;

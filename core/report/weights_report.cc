@@ -17,6 +17,7 @@
 #include "quant/constant_eval.h"
 #include "report/csv_cell.h"
 #include "report/report_numbers.h"
+#include "versions/comparison_case.h"
 #include "quant/weight_view.h"
 #include "util/parallel.h"
 
@@ -129,8 +130,31 @@ double sensitivity(double sqnr_db, double share) {
 
 }  // namespace
 
+WeightMeasures weight_measures(const Comparison& c) {
+  if (c.alignment.same_network.same == std::optional<bool>(false)) return WeightMeasures::NotComparable;
+  switch (c.kase) {
+    case ComparisonCase::FloatVsFloat: return WeightMeasures::WeightChange;
+    case ComparisonCase::QuantizedVsQuantized: return WeightMeasures::DequantizedDifference;
+    case ComparisonCase::FloatVsQuantized: break;
+  }
+  return WeightMeasures::QuantizationError;
+}
+
+const char* weight_measures_name(WeightMeasures m) {
+  switch (m) {
+    case WeightMeasures::QuantizationError: return "quantization_error";
+    case WeightMeasures::WeightChange: return "weight_change";
+    case WeightMeasures::DequantizedDifference: return "dequantized_difference";
+    case WeightMeasures::NotComparable: return "not_comparable";
+  }
+  return "quantization_error";
+}
+
 std::vector<WeightPair> weight_pairs(const Comparison& c) {
   std::vector<WeightPair> out;
+  const WeightMeasures measures = weight_measures(c);
+  // Weights of two different networks have nothing to say about each other.
+  if (measures == WeightMeasures::NotComparable) return out;
   for (std::size_t i = 0; i < c.alignment.entries.size(); ++i) {
     const MappingEntry& e = c.alignment.entries[i];
     if (e.float_ops.empty() || e.quant_ops.empty()) continue;
@@ -145,8 +169,9 @@ std::vector<WeightPair> weight_pairs(const Comparison& c) {
     const auto& fd = c.float_weights[*f];
     const auto& qd = c.quant_weights[*q];
     if (!fd || !qd || fd->rows != qd->rows || fd->cols != qd->cols) continue;
-    // Only weights the quantized side changed: dequantised, or stored in another type (fp16).
-    if (!qd->dequantized && qd->stored_type == fd->stored_type) continue;
+    // Against a float model, only weights the quantized side changed: dequantised, or stored in
+    // another type (fp16). Between two versions, every weight: an unchanged one is news too.
+    if (measures == WeightMeasures::QuantizationError && !qd->dequantized && qd->stored_type == fd->stored_type) continue;
     WeightPair p{i, *f, *q, {}};
     p.adjust.float_row_factor = fold_factor(c, e, fd->rows);
     if (!p.adjust.float_row_factor.empty() && !carries_factor(*fd, *qd, p.adjust.float_row_factor)) {
@@ -196,6 +221,7 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
                   {"sqnr_db", num(e.sqnr_db)},
                   {"cosine", num(e.cosine)},
                   {"relative_l2", num(e.relative_l2)},
+                  {"changed_fraction", num(a.rows * a.cols > 0 ? static_cast<double>(e.changed) / static_cast<double>(a.rows * a.cols) : 0.0)},
                   {"mean_abs_lsb", a.codes ? num(e.mean_abs_lsb) : json(nullptr)},
                   {"max_abs_lsb", a.codes ? num(e.max_abs_lsb) : json(nullptr)}};
   if (detail)
@@ -223,7 +249,9 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
     out["outliers"]["first_clipped_indices"] = a.clipped_indices;
   }
   const ChannelSeries& ch = a.channels;
-  json channels = {{"count", a.rows}, {"range_spread", num(ch.range_spread)}};
+  std::size_t channels_changed = 0;
+  for (const double m : ch.mse) channels_changed += m != 0;
+  json channels = {{"count", a.rows}, {"changed", channels_changed}, {"range_spread", num(ch.range_spread)}};
   const auto worst = worst_channel(ch);
   channels["worst"] = worst ? json{{"index", *worst}, {"sqnr_db", num(ch.sqnr_db[*worst])}} : json(nullptr);
   if (detail) {
@@ -310,8 +338,27 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
     return score[a] > score[b];
   });
   json out;
-  out["ranking"] = "lowest weight SQNR first, of the whole tensor or of its worst output channel when that is lower; "
-                   "ties by sensitivity (noise-to-signal power x parameter share)";
+  const WeightMeasures measures = weight_measures(c);
+  const SideLabels labels = side_labels(c.kase, c.swapped);
+  out["measures"] = weight_measures_name(measures);
+  out["reference"] = labels.reference;
+  out["compared"] = labels.compared;
+  switch (measures) {
+    case WeightMeasures::QuantizationError:
+      out["ranking"] = "lowest weight SQNR first, of the whole tensor or of its worst output channel when that is lower; "
+                       "ties by sensitivity (noise-to-signal power x parameter share)";
+      break;
+    case WeightMeasures::WeightChange:
+    case WeightMeasures::DequantizedDifference:
+      out["ranking"] = std::string("largest change first: lowest SQNR of ") + labels.compared + "'s " +
+                       (measures == WeightMeasures::DequantizedDifference ? "dequantised " : "") + "weight against " +
+                       labels.reference + "'s, of the whole tensor or of its worst output channel";
+      break;
+    case WeightMeasures::NotComparable:
+      out["ranking"] = "none";
+      out["not_compared"] = "no weights are compared: " + c.alignment.same_network.reason();
+      break;
+  }
   out["histogram_bins"] = options.histogram_bins;
   out["layers"] = json::array();
   for (std::size_t rank = 0; rank < order.size(); ++rank) {
@@ -376,6 +423,7 @@ bool is_text_column(std::size_t column) { return column >= 1 && column <= 3; }
 
 std::string weights_text(const json& report) {
   std::ostringstream out;
+  if (report.contains("not_compared")) return "weights: " + report["not_compared"].get<std::string>() + "\n";
   out << "weights: " << report["layers"].size() << " aligned pairs, worst first (" << report["ranking"].get<std::string>() << ")\n\n";
   out << std::left << std::setw(5) << "rank" << std::setw(34) << "float node" << std::setw(16) << "quant op" << std::right
       << std::setw(10) << "params" << std::setw(10) << "SQNR dB" << std::setw(10) << "cosine" << std::setw(10) << "err LSB"

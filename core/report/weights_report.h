@@ -26,6 +26,14 @@ struct WeightPair {
   bool batchnorm_not_in_weight = false;
 };
 
+// What the weight figures measure, by the kind of pair: a float weight against its dequantised
+// version; a float model's weight against another float model's (a fine-tune, another export);
+// two quantized models' dequantised weights against each other (no float model at hand); or
+// nothing, when the two models are not the same network.
+enum class WeightMeasures { QuantizationError, WeightChange, DequantizedDifference, NotComparable };
+WeightMeasures weight_measures(const Comparison& c);
+const char* weight_measures_name(WeightMeasures m);  // quantization_error | weight_change | dequantized_difference | not_comparable
+
 // Aligned entries with a readable weight on both sides of the same canonical shape.
 std::vector<WeightPair> weight_pairs(const Comparison& c);
 

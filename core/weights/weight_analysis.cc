@@ -328,8 +328,10 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
       const double* f = c.f.data() + at;
       const double* q = c.q.data() + at;
       double ree = 0, rff = 0, rqq = 0, rfq = 0, rmin = sums.min[row], rmax = sums.max[row], rmax_abs = sums.max_abs[row];
+      std::uint64_t changed = 0;
       for (std::size_t k = 0; k < len; ++k) {
         const double e = q[k] - f[k], a = std::fabs(e);
+        changed += !(q[k] == f[k]);
         ree += e * e;
         rff += f[k] * f[k];
         rqq += q[k] * q[k];
@@ -345,6 +347,7 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
       sums.min[row] = rmin;
       sums.max[row] = rmax;
       sums.max_abs[row] = rmax_abs;
+      out.error.changed += changed;
       // The largest error, first in canonical order among equals (the read order may differ).
       if (rmax_abs >= out.error.max_abs && rmax_abs > 0) {
         for (std::size_t k = 0; k < len; ++k) {

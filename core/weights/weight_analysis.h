@@ -25,6 +25,7 @@ struct ErrorMeasures {
   double mse = 0, rmse = 0, max_abs = 0, sqnr_db = 0, cosine = 0, relative_l2 = 0;
   double mean_abs_lsb = 0, max_abs_lsb = 0;  // |error| in quantization steps (when codes are known)
   std::uint64_t max_abs_index = 0;           // flat canonical index (channel * cols + element)
+  std::uint64_t changed = 0;                 // elements whose two values differ at all
 };
 
 struct CodeUsage {

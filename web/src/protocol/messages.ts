@@ -11,7 +11,7 @@ export type {
   ActivationError, ActivationPoint, ActivationsReport, InspectValue, CompareReport, InspectReport, LayoutLabelsReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode,
   LabelledGroup, LabelledNode, LintFinding,
   LogicalOp, MappingEntry, MappingKind, FusionGroup, NodeAttribute, NodeInput, NodeOutput, NodeReport, NodeTensorSummary,
-  TensorQuantization, WeightLayer, WeightsReport, InvalidWeightLayer, QuantParamViolation,
+  TensorQuantization, WeightLayer, WeightsReport, InvalidWeightLayer, QuantParamViolation, ComparisonCase, CompareSide, SameNetworkEvidence, WeightMeasures,
 } from 'visualquant-core';
 
 /** One file handed to the core: its name (as the model refers to it, for external data) and bytes. */
