@@ -294,7 +294,8 @@ class Aligner {
   }
 
   // Float ops a quantizer folds into their producer join the producer's entry, while the quantized
-  // side has no op of their class after the match.
+  // side has no op of their class after the match. Absorbed in a chain: a BatchNormalization after
+  // a conv's per-channel rescale (a QAT export) joins the conv's entry too.
   void absorb_fusions(std::size_t d) {
     while (true) {
       Draft& draft = drafts_[d];
@@ -326,6 +327,9 @@ class Aligner {
   bool weight_carries_batchnorm(const Draft& draft, LogicalId batchnorm) const {
     for (LogicalId q : draft.q)
       if (q_.op(q).cls == "mul" || q_.op(q).cls == "div") return true;
+    // The same rescale on the reference side (two versions of a model: a QAT export against a PTQ one).
+    for (LogicalId f : draft.f)
+      if (f_.op(f).cls == "mul" || f_.op(f).cls == "div") return true;
     const auto& qw = q_.signature[draft.q.front()];
     const auto weighted = std::find_if(draft.f.begin(), draft.f.end(), [&](LogicalId f) { return f_.signature[f].has_value(); });
     if (weighted == draft.f.end() || !qw || f_.signature[*weighted]->rows != qw->rows || !qw->channel_factor_known) return true;

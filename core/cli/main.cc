@@ -1,6 +1,7 @@
 // visualquant: the command-line face of the core.
 //   visualquant inspect MODEL [--node NAME] [--json] [--max-elements N]
-//   visualquant compare FLOAT QUANT [--json FILE]
+//   visualquant compare A B [--json FILE]
+//   visualquant compare FLOAT QA QB [--json FILE] [--csv FILE]
 //   visualquant weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]
 //   visualquant activations FLOAT QUANT [--input ...]... [--json FILE] [--csv FILE]
 //   visualquant sensitivity FLOAT QUANT [--input ...]... [--target-sqnr DB] [--json FILE] [--out MIXED.onnx]
@@ -27,6 +28,7 @@
 #include "cli/terminal_text.h"
 #include "model/model_loader.h"
 #include "report/compare_report.h"
+#include "report/three_way_report.h"
 #include "report/comparison.h"
 #include "report/inspect_report.h"
 #include "report/layout_report.h"
@@ -48,13 +50,21 @@ const char* kUsage =
     "                        attributes, inputs and outputs with types and shapes, graph scope\n"
     "      --json            print the versioned JSON report instead of the table\n"
     "      --max-elements N  refuse tensors with more than N elements (default 2^34)\n"
-    "  compare FLOAT QUANT [--json FILE]\n"
+    "  compare A B [--json FILE]\n"
+    "  compare FLOAT QA QB [--json FILE] [--csv FILE]\n"
     "      Align a float model with its quantized version: for every node, which node(s) it became,\n"
     "      how sure, and why; fusions found and verified; what stayed float. Which file is the\n"
     "      quantized one is detected, so the order does not matter.\n"
     "      The weight analysis and the quantization lint (scales, zero points, biases, weights\n"
     "      left float, per-tensor weights with uneven channels) are included.\n"
+    "      Any two models: two quantized models (two toolchains) or two float models (a fine-tune,\n"
+    "      a re-export) are compared as A and B, their weights as changes; whether the two are one\n"
+    "      network at all is said first (same network: yes / no / unknown).\n"
+    "      Three models: a float model and two quantized versions of it, each aligned to the float\n"
+    "      model and paired with the other through it: side by side per group of float ops, the\n"
+    "      better weights, and where and how the two differ most, in words.\n"
     "      --json FILE       also write the versioned JSON report to FILE ('-' for stdout only)\n"
+    "      --csv FILE        (three models) also write the side-by-side table as CSV\n"
     "  weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]\n"
     "      What quantization did to every quantized weight: distributions, error (MSE, SQNR,\n"
     "      cosine, error in quantization steps), codes used and clipped, outliers, per channel;\n"
@@ -169,20 +179,41 @@ int run_inspect(const std::vector<std::string>& args) {
   });
 }
 
+// compare FLOAT QA QB: the float model is loaded once per version (each comparison owns its model).
+int run_three_way(const std::vector<std::string>& models, const std::string& json_path, const std::string& csv_path) {
+  std::string current;
+  return guarded(&current, [&] {
+    const auto outputs = output_files({&json_path, &csv_path});
+    check_outputs(outputs, models);
+    vq::Model fa = load_for_job(models[0], outputs, current), fb = load_for_job(models[0], outputs, current);
+    vq::Model qa = load_for_job(models[1], outputs, current), qb = load_for_job(models[2], outputs, current);
+    const vq::ThreeWay t = vq::run_three_way(std::move(fa), std::move(fb), std::move(qa), std::move(qb), base_name(models[0]),
+                                             base_name(models[1]), base_name(models[2]), true);
+    const auto report = vq::three_way_report(t, true);
+    if (!csv_path.empty() && !write_file(csv_path, vq::three_way_csv(report))) return kExitFailed;
+    return print_report(vq::three_way_text(terminal_safe(report)), report, json_path);
+  });
+}
+
 int run_compare(const std::vector<std::string>& args) {
   std::vector<std::string> models;
-  std::string json_path;
+  std::string json_path, csv_path;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--json") {
       if (i + 1 == args.size()) return usage_error("--json needs a file name (or '-')");
       json_path = args[++i];
+    } else if (args[i] == "--csv") {
+      if (i + 1 == args.size()) return usage_error("--csv needs a file name");
+      csv_path = args[++i];
     } else if (!args[i].empty() && args[i][0] == '-') {
       return usage_error("unknown option '" + args[i] + "'");
     } else {
       models.push_back(args[i]);
     }
   }
-  if (models.size() != 2) return usage_error("compare needs two models: FLOAT QUANT");
+  if (models.size() == 3) return run_three_way(models, json_path, csv_path);
+  if (models.size() != 2) return usage_error("compare needs two models (FLOAT QUANT, or any A B) or three (FLOAT QA QB)");
+  if (!csv_path.empty()) return usage_error("--csv is for three models (the side-by-side table); the weights command writes a pair's CSV");
   std::string current;
   return guarded(&current, [&] {
     const auto outputs = output_files({&json_path});

@@ -98,8 +98,10 @@ bool may_fuse_into(const std::string& producer, const std::string& follower) {
   if (follower == "relu" || follower == "clip" || follower == "leakyrelu")
     return linear || producer == "add" || producer == "batchnorm";
   if (follower == "add") return producer == "matmul";  // MatMul + bias Add → Gemm / QGemm
-  // MatMul + scaling by a constant → FusedMatMul's alpha (ONNX Runtime's MatMulScaleFusion).
-  if (follower == "mul" || follower == "div") return producer == "matmul";
+  // MatMul + scaling by a constant → FusedMatMul's alpha (ONNX Runtime's MatMulScaleFusion); Conv
+  // + a constant per-channel Mul/Div → the conv's weight (ConvMulFusion, and the rescale a QAT
+  // export puts between a conv and its BatchNormalization, folded away with the BN).
+  if (follower == "mul" || follower == "div") return producer == "matmul" || producer == "conv" || producer == "convtranspose";
   return false;
 }
 

@@ -16,6 +16,13 @@ inline std::string fixed(double value, int digits = 4) {
   return std::string(text, n > 0 ? static_cast<std::size_t>(n) : 0);
 }
 
+// printf's %.*g: `digits` significant digits (a scale of 0.0021 or 3.4e-05 reads as it is).
+inline std::string general(double value, int digits = 3) {
+  char text[64];
+  const int n = std::snprintf(text, sizeof text, "%.*g", digits, value);
+  return std::string(text, n > 0 ? static_cast<std::size_t>(n) : 0);
+}
+
 // Indices for a message: "3, 17, 40", at most `limit` of them, then ", …".
 inline std::string index_list(const std::vector<std::uint64_t>& indices, std::size_t limit = 8) {
   std::string s;

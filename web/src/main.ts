@@ -6,6 +6,7 @@ import { uiHost, type UiHost, type UiState } from './host';
 import { ActivationIndex, onOpenPair } from './model/activations';
 import { Comparison, nodeGroupsOf, other, SIDES, type NodeGroups, type NodeInfo, type Side } from './model/comparison';
 import { GroupState } from './model/groups';
+import { pairNotice, sideLetter, sideTitle, weightsTitle } from './model/pair_case';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
   describeError, type ActivationParams, type SensitivityParams, type CompareReport, type LayoutEdge, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
@@ -365,8 +366,11 @@ class App {
       this.running = null;
       void this.core.request('activationInputs', {}).promise.then((inputs) => {
         if (ticket !== this.opening) return;
-        this.activations.setInputs(inputs);
-        this.sensitivity.setPair(true);
+        // Runs compare a quantized model with its float model; two versions of a model are not that.
+        const unavailable = opened.report.case === 'float_vs_quantized' ? ''
+          : `This needs a float model and its quantized version; ${opened.report.case === 'float_vs_float' ? 'both models are float' : 'both models are quantized'}.`;
+        this.activations.setInputs(inputs, unavailable);
+        this.sensitivity.setPair(true, unavailable);
       }, (e: unknown) => this.showRestart(e, 'Reading the model inputs failed.'));
       // The weight analysis keeps the core busy for a while: asked once the graphs are on screen,
       // it does not slow the first frame down.
@@ -402,7 +406,8 @@ class App {
       if (ticket !== this.opening) return;
       this.weights = weights;
       this.comparison?.setWeights(weights);
-      this.table.setLayers(weights.layers, weights.invalid?.length ?? 0);
+      byId('tab-layers').textContent = weightsTitle(weights, this.report);
+      this.table.setLayers(weights, weights.invalid?.length ?? 0);
       this.activations.setWeights(weights.layers);
       mark('weights');
       status.textContent = 'Checking quantization parameters…';
@@ -446,6 +451,17 @@ class App {
     return new Comparison(this.report!, layout, base.nodeGroups);
   }
 
+  /** What kind of pair is open, and whether it is one network: said above the graphs, before anything is read. */
+  private showPairCase(r: CompareReport) {
+    const notice = pairNotice(r), box = byId('pair-notice');
+    box.hidden = !notice;
+    box.textContent = notice?.text ?? '';
+    if (notice) box.dataset.kind = notice.kind;
+    else delete box.dataset.kind;
+    byId('tab-layers').textContent = weightsTitle(null, r);
+    this.search.letters = { float: sideLetter(r, 'float'), quant: sideLetter(r, 'quant') };
+  }
+
   private showComparison(comparison: Comparison, mode: Redraw) {
     const fresh = mode === 'fresh';
     const previous = this.selection;
@@ -462,7 +478,9 @@ class App {
     byId('graphs').hidden = false;
     byId('graphs').dataset.view = comparison.layout.float.view;
     const r = comparison.report;
+    if (fresh) this.showPairCase(r);
     for (const side of SIDES) {
+      byId(`tag-${side}`).textContent = sideTitle(r, side);
       byId(`name-${side}`).textContent = r[side].file;
       byId(`count-${side}`).textContent = `${comparison.layout[side].nodes.length} nodes drawn · ${r[side].nodes} in the model`;
       this.views[side].setLayout(comparison.layout[side], []);
@@ -470,7 +488,7 @@ class App {
     const k = r.summary.by_kind;
     byId('summary').textContent = `${r.summary.entries} matches: ${Object.entries(k).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`).join(', ')} · ` +
       `${r.fusions.length} fusion${r.fusions.length === 1 ? '' : 's'} · mean confidence ${Math.round(r.summary.mean_confidence * 100)} %` +
-      (r.argument_order_swapped ? ' · the files were given in the other order' : '');
+      (r.argument_order_swapped && r.case === 'float_vs_quantized' ? ' · the files were given in the other order' : '');
     // Drawn now; 'drawn' (or 'ready', analysed) once the node lists, built after the first frame, are complete.
     document.body.dataset.state = 'drawing';
     this.listed = false;

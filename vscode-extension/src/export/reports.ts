@@ -8,5 +8,5 @@ import { layersToCsv } from '../../../web/src/ui/layer_table';
 export { reportJson as jsonReport } from '../../../web/src/export/report_json';
 
 export function csvReport({ weights }: FullReport): string {
-  return layersToCsv(weights.layers);
+  return layersToCsv(weights.layers, weights);
 }

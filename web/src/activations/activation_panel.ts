@@ -38,6 +38,9 @@ export class ActivationPanel {
     summary: HTMLElement; chart: HTMLElement; caption: HTMLElement; tableBox: HTMLElement; unobserved: HTMLElement; save: HTMLElement;
   };
 
+  /** Why the open pair cannot be run, or '' when it can. */
+  private unavailable = '';
+
   constructor(host: HTMLElement, private readonly actions: ActivationActions) {
     const picker = el('input', { attrs: { id: 'activation-inputs', type: 'file', multiple: '', accept: '.npy,.pb' } });
     const p = this.parts = {
@@ -92,8 +95,9 @@ export class ActivationPanel {
     this.setInputs(null);
   }
 
-  /** A new pair (its float model's inputs), or none: what was shown goes. */
-  setInputs(inputs: InspectValue[] | null): void {
+  /** A new pair (its float model's inputs), or none: what was shown goes. `unavailable` says why this pair cannot be run (not a float model and its quantized version). */
+  setInputs(inputs: InspectValue[] | null, unavailable = ''): void {
+    this.unavailable = unavailable;
     this.inputs = inputs;
     this.files = [];
     const p = this.parts;
@@ -128,7 +132,8 @@ export class ActivationPanel {
       : [el('span', { text: `${this.files.length} input file${this.files.length === 1 ? '' : 's'}: ` +
           bound.bindings.map((b) => `${b.file} → ${b.name || this.inputs?.[0]?.name || 'the input'}`).join(', ') }),
         ...bound.problems.map((m) => el('div', { class: 'problem', text: m }))]));
-    p.run.disabled = !this.inputs || this.running || bound.problems.length > 0;
+    p.run.disabled = !this.inputs || this.running || bound.problems.length > 0 || !!this.unavailable;
+    if (this.unavailable) p.status.textContent = this.unavailable;
     this.clearButton.disabled = this.files.length === 0 || this.running;
     this.onInputsChanged?.();
   }

@@ -3,7 +3,8 @@
 // escaped, and it carries a Content-Security-Policy that allows no script at all (only its own
 // inline styles), so whatever a model's names hold, opening the report runs nothing.
 import type { ActivationsReport, CompareReport, LintFinding, WeightLayer, WeightsReport } from '../protocol/messages';
-import { cellText, SHOWN_COLUMNS } from '../ui/layer_table';
+import { isDifference, pairNotice, sideName, sideTitle, weightsTitle } from '../model/pair_case';
+import { cellText, shownColumns, type TableMeasures } from '../ui/layer_table';
 
 export interface FullReport {
   report: CompareReport;
@@ -30,14 +31,15 @@ function table(head: string[], rows: string[][], numeric: boolean[] = []): strin
     rows.map((r) => `<tr>${r.map((v, k) => cell('td', v, k)).join('')}</tr>`).join('\n')}\n</tbody></table>`;
 }
 
-function layerTable(layers: WeightLayer[]): string {
-  return table(SHOWN_COLUMNS.map((c) => c.title), layers.map((l) => SHOWN_COLUMNS.map((c) => cellText(c, l))), SHOWN_COLUMNS.map((c) => !!c.numeric));
+function layerTable(layers: WeightLayer[], m: TableMeasures): string {
+  const columns = shownColumns(m);
+  return table(columns.map((c) => c.title), layers.map((l) => columns.map((c) => cellText(c, l))), columns.map((c) => !!c.numeric));
 }
 
 const STYLE = `body{font:14px/1.5 system-ui,sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#1c2127}
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d8dce2}
 table{border-collapse:collapse;width:100%;font-size:12px}th,td{padding:3px 8px;border-bottom:1px solid #e3e6ea;text-align:left}
-th{background:#f0f2f5}.num{text-align:right;font-variant-numeric:tabular-nums}.damaged{color:#b91c1c}.muted{color:#5b6573}
+th{background:#f0f2f5}.num{text-align:right;font-variant-numeric:tabular-nums}.damaged{color:#b91c1c}.muted{color:#5b6573}.notice{padding:8px 12px;border:1px solid #d8dce2;border-radius:6px}.notice.wrong{background:#fdecec;color:#8a1c1c;font-weight:600;border-color:#f3b8b8}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px}dt{color:#5b6573}dd{margin:0}.graphs{overflow:auto}.graphs svg{max-width:100%;height:auto}
 @media (prefers-color-scheme:dark){body{background:#14171c;color:#e6e9ee}th{background:#222731}th,td{border-color:#2b313c}.damaged{color:#f87171}.muted,dt{color:#9aa4b2}}`;
 
@@ -84,35 +86,43 @@ function activationSection(a: ActivationsReport, weights: WeightsReport): string
 }
 
 export function htmlReport({ report: r, weights, lint, activations }: FullReport, settings: DamageThreshold, version: string, graphs?: string): string {
-  const damaged = damagedLayers(weights.layers, settings);
+  // Between two versions of a model nothing is "damaged": the figures are changes, not errors.
+  const difference = isDifference(weights);
+  const damaged = difference ? [] : damagedLayers(weights.layers, settings);
+  const notice = pairNotice(r);
   const kinds = Object.entries(r.summary.by_kind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
   const side = (label: string, s: CompareReport['float']) =>
     `<dt>${h(label)}</dt><dd>${h(s.file)} <span class="muted">(${h(s.producer_name || 'unknown producer')} ${h(s.producer_version)}, ${s.nodes} nodes, ${
       s.size_bytes.toLocaleString('en-US')} bytes${s.quantization_forms.length ? `, ${h(s.quantization_forms.join(', '))}` : ''})</span></dd>`;
   const entry = (i: number) => r.mapping[i];
   const sections = [
-    `<h1>Quantization report: ${h(r.float.file)} and ${h(r.quant.file)}</h1>`,
-    `<dl>${side('Float', r.float)}${side('Quantized', r.quant)}`,
+    `<h1>${r.case === 'float_vs_quantized' ? 'Quantization report' : 'Comparison report'}: ${h(r.float.file)} and ${h(r.quant.file)}</h1>`,
+    notice ? `<p class="notice ${notice.kind}">${h(notice.text)}</p>` : '',
+    `<dl>${side(sideTitle(r, 'float'), r.float)}${side(sideTitle(r, 'quant'), r.quant)}`,
+    `<dt>Same network</dt><dd>${r.summary.same_network === null ? 'unknown' : r.summary.same_network ? 'yes' : 'no'} <span class="muted">(${h(r.summary.same_network_evidence.reason)})</span></dd>`,
     `<dt>Matches</dt><dd>${r.summary.entries}: ${h(kinds)}</dd>`,
     `<dt>Fusions</dt><dd>${r.fusions.length}</dd>`,
     `<dt>Mean confidence</dt><dd>${Math.round(r.summary.mean_confidence * 100)} %</dd>`,
-    `<dt>Quantized weights</dt><dd>${weights.layers.length}, <span class="${damaged.length ? 'damaged' : ''}">${damaged.length} damaged</span> (SQNR below ${settings.damagedSqnrDb} dB)</dd>`,
+    weights.not_compared ? `<dt>Weights</dt><dd>not compared: ${h(weights.not_compared.replace(/^no weights are compared: /, ''))}</dd>`
+      : difference ? `<dt>Weights compared</dt><dd>${weights.layers.length}, ${weights.layers.filter((l) => l.error.changed_fraction > 0).length} changed</dd>`
+        : `<dt>Quantized weights</dt><dd>${weights.layers.length}, <span class="${damaged.length ? 'damaged' : ''}">${damaged.length} damaged</span> (SQNR below ${settings.damagedSqnrDb} dB)</dd>`,
     `<dt>Lint findings</dt><dd>${lint.length}</dd>`,
     r.summary.weighted_ops_left_float.length ? `<dt>Weighted ops left float</dt><dd>${h(r.summary.weighted_ops_left_float.join(', '))}</dd>` : '',
     `</dl>`,
     graphs ? `<h2>The graphs, as shown</h2>\n<div class="graphs">${graphs}</div>` : '',
-    `<h2>Damaged layers (SQNR below ${settings.damagedSqnrDb} dB)</h2>`,
-    damaged.length ? layerTable(damaged) : '<p class="muted">None.</p>',
-    `<h2>Every quantized weight, worst first</h2>`,
-    weights.layers.length ? layerTable(weights.layers) : '<p class="muted">No quantized weights.</p>',
+    difference || weights.not_compared ? '' : `<h2>Damaged layers (SQNR below ${settings.damagedSqnrDb} dB)</h2>`,
+    difference || weights.not_compared ? '' : damaged.length ? layerTable(damaged, weights) : '<p class="muted">None.</p>',
+    `<h2>${h(difference ? weightsTitle(weights, r) : weights.not_compared ? 'Weights' : 'Every quantized weight, worst first')}</h2>`,
+    weights.layers.length ? layerTable(weights.layers, weights)
+      : `<p class="muted">${weights.not_compared ? h(weights.not_compared) : difference ? 'No weights to compare.' : 'No quantized weights.'}</p>`,
     activations ? activationSection(activations, weights) : '',
     `<h2>Fusions</h2>`,
-    r.fusions.length ? table(['Pattern', 'Float nodes', 'Quantized nodes', 'Verification', 'Detail'],
+    r.fusions.length ? table(['Pattern', `${sideName(r, 'float')} nodes`, `${sideName(r, 'quant')} nodes`, 'Verification', 'Detail'],
       r.fusions.map((f) => [f.pattern, f.float.join(', '), f.quant.join(', '), f.verification, f.detail])) : '<p class="muted">None.</p>',
     `<h2>Lint findings</h2>`,
     lint.length ? table(['Severity', 'Check', 'Node', 'Message'], lint.map((f) => [f.severity, f.check, f.node, f.message])) : '<p class="muted">None.</p>',
     `<h2>Least confident matches</h2>`,
-    table(['Kind', 'Confidence', 'Float ops', 'Quantized ops', 'Evidence'], r.summary.least_confident_entries.map(entry).filter(Boolean).map((e) =>
+    table(['Kind', 'Confidence', `${sideName(r, 'float')} ops`, `${sideName(r, 'quant')} ops`, 'Evidence'], r.summary.least_confident_entries.map(entry).filter(Boolean).map((e) =>
       [e.kind, `${Math.round(e.confidence * 100)} %`, e.float_ops.join(', '), e.quant_ops.join(', '), e.evidence.join('; ')])),
     `<p class="muted">Written by VisualQuantization (core ${h(version)}).</p>`,
   ];

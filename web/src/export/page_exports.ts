@@ -3,6 +3,7 @@
 // report's graphs show what is in view, the whole graphs, or the selection with its neighbours (the
 // Export scope). Files are saved through download() (the browser, or the host page); what takes
 // time says so while it runs (busy()).
+import { sideTitle } from '../model/pair_case';
 import { uiHost } from '../host';
 import { SIDES, type Side } from '../model/comparison';
 import type { CoreConnection } from '../protocol/connection';
@@ -118,7 +119,7 @@ function baseName(s: ExportState): string {
 
 /** A pane's title line in the images: side, file, overlay, and what of the graph it holds. */
 function paneTitle(s: ExportState, side: Side): string {
-  return `${side === 'float' ? 'Float' : 'Quantized'}: ${s.report[side].file} (${s.overlayTitle.toLowerCase()}${s.scope === 'view' ? '' : `; ${SCOPE_TITLE[s.scope]}`})`;
+  return `${sideTitle(s.report, side)}: ${s.report[side].file} (${s.overlayTitle.toLowerCase()}${s.scope === 'view' ? '' : `; ${SCOPE_TITLE[s.scope]}`})`;
 }
 
 /** Both graphs as SVG: what is in view, or each pane's region (every model string as escaped text). */

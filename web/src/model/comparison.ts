@@ -12,7 +12,7 @@ export const other = (side: Side): Side => (side === 'float' ? 'quant' : 'float'
 
 /** 'group': a collapsed name-scope group, drawn as one node. */
 export type MatchStatus = MappingEntry['kind'] | 'unmatched' | 'group';
-export const MATCH_STATUSES: readonly MatchStatus[] = ['identical', 'renamed', 'fused', 'lowered', 'inserted', 'removed', 'unmatched'];
+export const MATCH_STATUSES: readonly MatchStatus[] = ['identical', 'renamed', 'structural', 'fused', 'lowered', 'inserted', 'removed', 'unmatched'];
 
 /** A drawn node's place in the comparison. */
 export interface NodeInfo {
@@ -172,7 +172,11 @@ export class Comparison {
     return { float: this.entryNodes('float', entryIndex), quant: this.entryNodes('quant', entryIndex) };
   }
 
+  /** What the weight figures measure (null until the weights report came). */
+  weightMeasures: Pick<WeightsReport, 'measures' | 'reference' | 'compared'> | null = null;
+
   setWeights(weights: WeightsReport): void {
+    this.weightMeasures = { measures: weights.measures, reference: weights.reference, compared: weights.compared };
     this.layersByEntry = new Map(weights.layers.map((l) => [l.entry, l]));
     this.invalidByEntry = new Map((weights.invalid ?? []).map((l) => [l.entry, l]));
   }

@@ -44,6 +44,9 @@ export class SensitivityPanel {
     exports: HTMLElement; snippet: HTMLElement; picked: HTMLElement; tableBox: HTMLElement;
   };
 
+  /** Why the open pair cannot be swept, or '' when it can. */
+  private unavailable = '';
+
   constructor(host: HTMLElement, private readonly actions: SensitivityActions) {
     const p = this.parts = {
       inputs: el('div', { class: 'muted', attrs: { 'data-field': 'sensitivity-inputs' } }),
@@ -86,8 +89,9 @@ export class SensitivityPanel {
     this.setPair(false);
   }
 
-  /** A new pair (or none): what was shown goes. */
-  setPair(open: boolean): void {
+  /** A new pair (or none): what was shown goes. `unavailable` says why this pair cannot be swept (not a float model and its quantized version). */
+  setPair(open: boolean, unavailable = ''): void {
+    this.unavailable = unavailable;
     this.report = null;
     this.text = '';
     this.pickedSet.clear();
@@ -108,7 +112,8 @@ export class SensitivityPanel {
     const inputs = this.actions.inputs();
     p.inputs.textContent = inputs.ready ? `Runs on the inputs chosen in the Activations tab: ${inputs.text}.`
       : inputs.problems.length ? `The inputs chosen in the Activations tab do not fit: ${inputs.problems.join('; ')}` : 'Open two models first.';
-    p.run.disabled = !inputs.ready || this.running;
+    p.run.disabled = !inputs.ready || this.running || !!this.unavailable;
+    if (this.unavailable) p.inputs.textContent = this.unavailable;
   }
 
   select(entry: number | null): void {

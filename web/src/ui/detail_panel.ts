@@ -2,11 +2,11 @@
 // lint findings, and for weighted ops the weight analysis with charts (asked of the core lazily).
 import { other, type Comparison, type NodeInfo, type Side } from '../model/comparison';
 import { pointFacts } from '../activations/point_detail';
-import type { ActivationPoint, NodeReport, TensorQuantization, WeightLayer } from '../protocol/messages';
+import type { ActivationPoint, NodeReport, TensorQuantization, WeightLayer, WeightsReport } from '../protocol/messages';
+import { isDifference, sideName, sideTitle } from '../model/pair_case';
 import { el, fmt } from './dom';
 import { NodeReportCache, nodeDetailBox } from './node_detail_view';
 
-const SIDE_TITLE: Record<Side, string> = { float: 'Float model', quant: 'Quantized model' };
 
 export interface DetailActions {
   /** Selects a model node by id on a side (counterpart links). */
@@ -81,7 +81,7 @@ export class DetailPanel {
     const parts: Array<HTMLElement | null> = [];
     let weights: { section: HTMLElement; charts: HTMLElement } | null = null;
     parts.push(el('header', { class: 'detail-head' },
-      el('div', { class: 'eyebrow', text: `${SIDE_TITLE[info.side]} · ${node.kind}` }),
+      el('div', { class: 'eyebrow', text: `${sideTitle(comparison.report, info.side)} · ${node.kind}` }),
       el('h2', { text: node.label }),
       el('div', { class: 'node-name', text: node.id, attrs: { 'data-field': 'name' } })));
 
@@ -99,10 +99,10 @@ export class DetailPanel {
         dl([
           ['kind', el('span', { class: `kind kind-${entry.kind}`, text: entry.kind, attrs: { 'data-field': 'kind' } })],
           ['confidence', el('span', { text: `${Math.round(entry.confidence * 100)} %`, attrs: { 'data-field': 'confidence' } })],
-          [info.side === 'float' ? 'quantized ops' : 'float ops', others.length ? links : 'none'],
+          [`${sideName(comparison.report, other(info.side))} ops`, others.length ? links : 'none'],
           ...(same.length ? [['with it on this side', same.join(', ')] as [string, string]] : []),
         ]),
-        ...(entry.float_ops.length && entry.quant_ops.length && this.actions.keepInFloat && info.entry !== null ? [this.keepBox(info.entry)] : []),
+        ...(entry.float_ops.length && entry.quant_ops.length && this.actions.keepInFloat && info.entry !== null && comparison.report.case === 'float_vs_quantized' ? [this.keepBox(info.entry)] : []),
         // An op with no counterpart was not matched: its evidence says why not.
         el('h4', { text: entry.float_ops.length && entry.quant_ops.length ? 'Why matched' : 'Why unmatched' }),
         el('ul', { class: 'evidence', attrs: { 'data-field': 'evidence' } }, ...entry.evidence.map((e) => el('li', { text: e })))));
@@ -178,7 +178,7 @@ export class DetailPanel {
     if (!ops.length) return null;
     let cache = this.nodeReports.get(comparison);
     if (!cache) this.nodeReports.set(comparison, (cache = new NodeReportCache()));
-    const boxes = ops.map(({ side, node }) => nodeDetailBox(SIDE_TITLE[side], { 'data-side': side, 'data-node': node.id },
+    const boxes = ops.map(({ side, node }) => nodeDetailBox(sideTitle(comparison.report, side), { 'data-side': side, 'data-node': node.id },
       cache!.get(`${side} ${node.id}`, () => this.actions.loadNode(side, node.id))));
     return section('Model node', ...boxes);
   }
@@ -213,11 +213,25 @@ export class DetailPanel {
     if (!layer && !info.logicalOp?.weight && !counterparts.some((c) => c.logicalOp?.weight)) return null;
     this.waiting = el('p', { class: 'muted', text: this.waitingText(), attrs: { 'data-field': 'weight-wait' } });
     const charts = el('div', { class: 'charts', attrs: { 'data-field': 'weight-charts' } }, this.waiting);
-    return { section: section('Weights', layer ? weightSummary(layer) : null, charts), charts };
+    return { section: section('Weights', layer ? weightSummary(layer, comparison.weightMeasures) : null, charts), charts };
   }
 }
 
-export function weightSummary(l: WeightLayer): HTMLElement {
+export function weightSummary(l: WeightLayer, m: Pick<WeightsReport, 'measures' | 'reference' | 'compared'> | null = null): HTMLElement {
+  // Between two versions of a model the figures are changes of one against the other.
+  if (m && isDifference(m)) {
+    const pct = (v: number) => (v === 0 ? '0 %' : v < 0.001 ? '< 0.1 %' : `${(v * 100).toFixed(1)} %`);
+    return dl([
+      ['rank', `${l.rank} (largest change first)`],
+      ['changed', `${pct(l.error.changed_fraction)} of the values, ${l.channels.changed} of ${l.channels.count} channels`],
+      ['relative change', pct(l.error.relative_l2)],
+      [`SQNR of ${m.compared} vs ${m.reference}`, l.error.sqnr_db === null ? '∞ (unchanged)' : `${l.error.sqnr_db.toFixed(1)} dB`],
+      ['cosine', l.error.cosine.toFixed(6)],
+      ['max |change|', fmt(l.error.max_abs)],
+      ...(l.codes ? [[`${m.compared}'s codes`, `${l.codes.type}: ${l.codes.levels_used} of ${l.codes.levels_total} levels used`] as [string, string]] : []),
+      ...(l.note ? [['note', l.note] as [string, string]] : []),
+    ]);
+  }
   return dl([
     ['rank', `${l.rank} (sensitivity ${fmt(l.sensitivity)})`],
     ['SQNR', l.error.sqnr_db === null ? '∞ (no error)' : `${l.error.sqnr_db.toFixed(1)} dB`],

@@ -1,6 +1,8 @@
-// The ranked layer table: every quantized weight, worst first, sortable by any column and
-// filterable by name or op type. Clicking a row selects the layer's nodes in both graphs.
-import type { WeightLayer } from '../protocol/messages';
+// The ranked layer table: every quantized weight, worst first (or, between two versions of a
+// model, every weight, most changed first), sortable by any column and filterable by name or op
+// type. Clicking a row selects the layer's nodes in both graphs.
+import { isDifference } from '../model/pair_case';
+import type { WeightLayer, WeightsReport } from '../protocol/messages';
 import { el, fmt, onRowActivate } from './dom';
 import { MiddleEllipsis, pathPartCounts } from './middle_ellipsis';
 import { byColumn, csvTable, markSorted, sortHeader, type SortableColumn } from './sortable_columns';
@@ -42,8 +44,52 @@ const COLUMNS: Column[] = [
   { key: 'note', title: 'Note', value: (l) => l.note ?? '', cellClass: 'note' },
 ];
 // The relative L2 error is not a column: it is 10^(-SQNR/20), the SQNR column again. The JSON report has it.
+
+/** The part of a weights report that decides the columns: what is measured, and the sides' names. */
+export type TableMeasures = Pick<WeightsReport, 'measures' | 'reference' | 'compared'>;
+
+const percent = (v: number | null) => (v === null ? '–' : v === 0 ? '0 %' : v < 0.001 ? '< 0.1 %' : `${(v * 100).toFixed(1)} %`);
+const relative = (db: number | null) => (db === null ? 0 : Math.pow(10, -db / 20));
+
+/**
+ * Between two versions of a model (two float models, or two quantized ones without a float model)
+ * the figures are changes, not errors: the columns say so, name the sides by their labels, and
+ * add what a fine-tune or a re-export is read by (the share of values changed, the relative change).
+ */
+function differenceColumns(m: TableMeasures): Column[] {
+  const against = `${m.compared}'s ${m.measures === 'dequantized_difference' ? 'dequantised ' : ''}weight against ${m.reference}'s`;
+  const byKey = new Map(COLUMNS.map((c) => [c.key, c]));
+  return [
+    { ...byKey.get('rank')!, help: `The core's ranking: largest change first (lowest SQNR of ${against}, of the tensor or of its worst channel)` },
+    { ...byKey.get('float_node')!, title: `${m.reference} node` },
+    { ...byKey.get('quant_node')!, title: `${m.compared} node` },
+    byKey.get('op')!,
+    ...(m.measures === 'dequantized_difference' ? [{ ...byKey.get('type')!, help: `${m.compared}'s code type` }] : []),
+    byKey.get('parameters')!,
+    { key: 'changed', title: 'Changed', help: 'The share of elements whose value differs at all', value: (l) => l.error.changed_fraction, numeric: true,
+      format: (v) => percent(v) },
+    { key: 'relative', title: 'Rel. change', help: `‖${m.compared} − ${m.reference}‖ / ‖${m.reference}‖ over the whole tensor`, value: (l) => l.error.relative_l2, numeric: true,
+      format: (v) => percent(v) },
+    { ...byKey.get('sqnr')!, help: `SQNR of ${against}, whole tensor (∞: unchanged)` },
+    { key: 'worst_channel_change', title: 'Worst ch.', help: 'The relative change of the most changed output channel, and its index',
+      value: (l) => (l.channels.worst ? relative(l.channels.worst.sqnr_db) : null), numeric: true,
+      format: (v, l) => (v === null || !l.channels.worst ? '–' : `${percent(v)} (ch ${l.channels.worst.index})`) },
+    byKey.get('worst_channel')!,
+    byKey.get('cosine')!,
+    { key: 'max_abs', title: 'Max |Δ|', help: 'The largest change of one element', value: (l) => l.error.max_abs, numeric: true, format: (v) => fmt(v) },
+    byKey.get('note')!,
+  ];
+}
+
+/** Every column of the table (the CSV's), for what the weights report measures. */
+export function columnsFor(m: TableMeasures | null): Column[] {
+  return m && isDifference(m) ? differenceColumns(m) : COLUMNS;
+}
+
 /** The columns on screen (and in the HTML report's table). */
-export const SHOWN_COLUMNS = COLUMNS.filter((c) => !c.csvOnly);
+export function shownColumns(m: TableMeasures | null): Column[] {
+  return columnsFor(m).filter((c) => !c.csvOnly);
+}
 
 /** A cell's text as the table shows it. */
 export function cellText(c: Column, l: WeightLayer): string {
@@ -52,8 +98,9 @@ export function cellText(c: Column, l: WeightLayer): string {
 }
 
 /** The table's rows as CSV (also written by the VS Code extension host, without the page). */
-export function layersToCsv(layers: WeightLayer[]): string {
-  return csvTable(COLUMNS.map((c) => c.title), layers.map((l) => COLUMNS.map((c) => c.value(l))));
+export function layersToCsv(layers: WeightLayer[], m: TableMeasures | null): string {
+  const columns = columnsFor(m);
+  return csvTable(columns.map((c) => c.title), layers.map((l) => columns.map((c) => c.value(l))));
 }
 
 /**
@@ -71,12 +118,16 @@ export class LayerTable {
   private shown: WeightLayer[] = [];
   private readonly positionOf = new Map<number, number>();
   private notAnalysed = 0;
+  private measures: TableMeasures | null = null;
+  private notCompared = '';
+  private columns: Column[] = COLUMNS;
+  private shownColumns: Column[] = COLUMNS.filter((c) => !c.csvOnly);
   private sortKey = 'rank';
   private ascending = true;
   private filter = '';
   private selectedEntry: number | null = null;
-  private readonly tbody: HTMLTableSectionElement;
-  private readonly headers: Map<string, HTMLTableCellElement>;
+  private tbody: HTMLTableSectionElement;
+  private headers: Map<string, HTMLTableCellElement>;
   /** The element that scrolls the table (its panel), and the measured height of one row. */
   private readonly scroller: HTMLElement;
   private rowHeight = 0;
@@ -89,8 +140,9 @@ export class LayerTable {
   private readonly partCounts = new Map<string, Map<string, number>>();
 
   constructor(private readonly table: HTMLTableElement, private readonly count: HTMLElement, private readonly onSelect: (layer: WeightLayer) => void) {
-    ({ tbody: this.tbody, headers: this.headers } = sortHeader(table, SHOWN_COLUMNS, (key) => this.sortBy(key)));
-    onRowActivate(this.tbody, (row) => {
+    ({ tbody: this.tbody, headers: this.headers } = sortHeader(table, this.shownColumns, (key) => this.sortBy(key)));
+    // On the table: its body is made anew when the columns change.
+    onRowActivate(table, (row) => {
       const at = row.dataset.entry ? this.positionOf.get(Number(row.dataset.entry)) : undefined;
       return at === undefined ? null : this.shown[at];
     }, (layer) => this.onSelect(layer));
@@ -104,10 +156,19 @@ export class LayerTable {
   }
 
   /** The analysed layers, and how many aligned weights were not analysed (invalid quantization parameters). */
-  setLayers(layers: WeightLayer[], notAnalysed = 0): void {
+  setLayers(weights: Pick<WeightsReport, 'layers' | 'measures' | 'reference' | 'compared' | 'not_compared'>, notAnalysed = 0): void {
+    const layers = weights.layers;
     this.layers = layers;
     this.notAnalysed = notAnalysed;
-    for (const c of SHOWN_COLUMNS) if (c.cellClass === 'name') this.partCounts.set(c.key, pathPartCounts(layers.map((l) => String(c.value(l)))));
+    this.notCompared = weights.not_compared ?? '';
+    if (weights.measures !== this.measures?.measures || weights.reference !== this.measures?.reference || weights.compared !== this.measures?.compared) {
+      this.measures = { measures: weights.measures, reference: weights.reference, compared: weights.compared };
+      this.columns = columnsFor(this.measures);
+      this.shownColumns = this.columns.filter((c) => !c.csvOnly);
+      if (!this.columns.some((c) => c.key === this.sortKey)) this.sortKey = 'rank';
+      ({ tbody: this.tbody, headers: this.headers } = sortHeader(this.table, this.shownColumns, (key) => this.sortBy(key)));
+    }
+    for (const c of this.shownColumns) if (c.cellClass === 'name') this.partCounts.set(c.key, pathPartCounts(layers.map((l) => String(c.value(l)))));
     this.names.clear();
     this.render();
   }
@@ -122,7 +183,7 @@ export class LayerTable {
     else {
       this.sortKey = key;
       // Numbers where larger is worse start from the largest; the rest ascend.
-      this.ascending = !['max_lsb', 'spread', 'parameters'].includes(key);
+      this.ascending = !['max_lsb', 'spread', 'parameters', 'changed', 'relative', 'worst_channel_change', 'max_abs'].includes(key);
     }
     this.render();
   }
@@ -147,7 +208,7 @@ export class LayerTable {
 
   /** The rows shown, in the order shown. */
   rows(): WeightLayer[] {
-    const column = COLUMNS.find((c) => c.key === this.sortKey)!;
+    const column = this.columns.find((c) => c.key === this.sortKey)!;
     const shown = this.filter
       ? this.layers.filter((l) => [l.float_node, l.quant_node, l.float_op_type, l.quant_op_type, l.note ?? ''].some((s) => s.toLowerCase().includes(this.filter)))
       : this.layers.slice();
@@ -155,7 +216,7 @@ export class LayerTable {
   }
 
   toCsv(): string {
-    return layersToCsv(this.rows());
+    return layersToCsv(this.rows(), this.measures);
   }
 
   private windowed(): boolean {
@@ -174,8 +235,10 @@ export class LayerTable {
     this.drawRows();
     const n = this.shown.length;
     const count = n === this.layers.length ? `${n} layers` : `${n} of ${this.layers.length} layers`;
-    // Never a silent gap: weights whose parameters break the spec are not in the table, and say so.
-    this.count.textContent = this.notAnalysed
+    // Never a silent gap: weights whose parameters break the spec are not in the table, and say so;
+    // nor an unexplained empty table (two models that are not one network have no weights to compare).
+    if (this.notCompared) this.count.textContent = `No weights compared: ${this.notCompared.replace(/^no weights are compared: /, '')}`;
+    else this.count.textContent = this.notAnalysed
       ? `${count} · ${this.notAnalysed} not analysed: invalid quantization parameters (see the lint)`
       : count;
   }
@@ -217,7 +280,7 @@ export class LayerTable {
 
   private row(l: WeightLayer): HTMLTableRowElement {
     const tr = el('tr', { attrs: { 'data-entry': String(l.entry), 'data-rank': String(l.rank), tabindex: '0', 'aria-selected': String(l.entry === this.selectedEntry) } });
-    for (const c of SHOWN_COLUMNS) {
+    for (const c of this.shownColumns) {
       const v = c.value(l);
       const text = c.cellClass === 'name' ? this.names.cut(cellText(c, l), this.nameWidth, this.font, this.partCounts.get(c.key)) : cellText(c, l);
       tr.append(el('td', { class: c.numeric ? 'num' : c.cellClass ?? '', text, title: typeof v === 'string' ? v : undefined }));
@@ -227,7 +290,7 @@ export class LayerTable {
 
   /** Room for rows not drawn (its height set through the CSSOM, which the page's CSP allows). */
   private spacer(height: number): HTMLTableRowElement {
-    const td = el('td', { attrs: { colspan: String(SHOWN_COLUMNS.length) } });
+    const td = el('td', { attrs: { colspan: String(this.shownColumns.length) } });
     td.style.height = `${height}px`;
     const tr = el('tr', { class: 'spacer', attrs: { 'aria-hidden': 'true' } }, td);
     return tr;

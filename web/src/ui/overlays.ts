@@ -27,6 +27,8 @@ const pick = (light: string, dark: string) => ({ light, dark });
 const STATUS_COLORS: Record<string, { light: string; dark: string }> = {
   identical: pick('#cfe8d5', '#2f5d3a'),
   renamed: pick('#d3e3f6', '#2c4a6e'),
+  // Matched by structure only (two models that are not one network): neither green nor blue.
+  structural: pick('#e8e0c8', '#5a5238'),
   fused: pick('#e3d5f3', '#553a78'),
   lowered: pick('#f6e3c6', '#6e5428'),
   inserted: pick('#f9d2c4', '#7a3a26'),

@@ -48,10 +48,13 @@ export class NodeSearch {
     this.render(scored.length);
   }
 
+  /** Each side's letter in the results (F / Q, or A / B for two versions of a model: model/pair_case.ts). */
+  letters: Record<'float' | 'quant', string> = { float: 'F', quant: 'Q' };
+
   private render(total: number) {
     this.list.replaceChildren(...this.results.map((node, k) => {
       const li = el('li', { attrs: { role: 'option', id: `search-${k}`, 'aria-selected': String(k === this.active), 'data-side': node.side, 'data-id': node.id } },
-        el('span', { class: `side-tag ${node.side === 'quant' ? 'quant' : ''}`, text: node.side === 'float' ? 'F' : 'Q' }),
+        el('span', { class: `side-tag ${node.side === 'quant' ? 'quant' : ''}`, text: this.letters[node.side] }),
         el('span', { class: 'result-label', text: node.label }), el('span', { class: 'result-id', text: node.id }));
       li.addEventListener('mousedown', (e) => {
         e.preventDefault();

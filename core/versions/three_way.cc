@@ -1,0 +1,53 @@
+#include "versions/three_way.h"
+
+#include "report/weights_report.h"
+#include "util/error.h"
+
+namespace vq {
+namespace {
+
+// A version's weight SQNR per entry, from its weights report (the figures the report writes, so
+// that native and wasm decide winners alike).
+EntrySqnr entry_sqnr(const nlohmann::ordered_json& w) {
+  EntrySqnr out;
+  if (w.is_null()) return out;
+  for (const auto& l : w["layers"]) {
+    const auto& db = l["error"]["sqnr_db"];
+    out[l["entry"].get<std::size_t>()] = db.is_number() ? std::optional<double>(db.get<double>()) : std::nullopt;
+  }
+  return out;
+}
+
+std::unique_ptr<Comparison> version(Model hub, Model v, const std::string& hub_name, const std::string& name, const char* which) {
+  if (is_quantized_model(hub))
+    throw Error(ErrorCode::Usage, "a three-way comparison takes the float model first: '" + printable(hub_name) +
+                                      "' holds quantized ops (compare two quantized models with two files)");
+  if (!is_quantized_model(v))
+    throw Error(ErrorCode::Usage, std::string("the ") + which + " version of a three-way comparison must be quantized: '" +
+                                      printable(name) + "' holds no quantized op");
+  auto c = run_comparison(std::move(hub), std::move(v), hub_name, name);
+  return c;
+}
+
+}  // namespace
+
+ThreeWay run_three_way(Model float_a, Model float_b, Model version_a, Model version_b, const std::string& float_name,
+                       const std::string& name_a, const std::string& name_b, bool with_weights) {
+  ThreeWay t;
+  t.a = version(std::move(float_a), std::move(version_a), float_name, name_a, "first");
+  t.b = version(std::move(float_b), std::move(version_b), float_name, name_b, "second");
+  // Rows join the two alignments through the float model's logical ops: the same ops on both.
+  const auto& ga = t.a->float_graph.ops;
+  const auto& gb = t.b->float_graph.ops;
+  bool same = ga.size() == gb.size();
+  for (std::size_t i = 0; same && i < ga.size(); ++i) same = ga[i].primary == gb[i].primary;
+  if (!same) throw Error(ErrorCode::Usage, "the two loads of the float model differ");
+  if (with_weights) {
+    t.weights_a = weights_report(*t.a, WeightAnalysisOptions{}, false);
+    t.weights_b = weights_report(*t.b, WeightAnalysisOptions{}, false);
+  }
+  t.rows = version_rows(*t.a, *t.b, entry_sqnr(t.weights_a), entry_sqnr(t.weights_b), "A", "B");
+  return t;
+}
+
+}  // namespace vq

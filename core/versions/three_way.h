@@ -1,0 +1,38 @@
+// A three-way comparison: one float model (the hub) and two quantized versions of it, from two
+// toolchains or two settings of one. Each version is aligned to the float model on its own (the
+// two-way alignment, names never needed); the versions are then paired with each other through the
+// hub: the float ops each version's entries cover are merged into rows, so a row holds what each
+// version made of the same float ops, whatever either fused or lowered.
+//
+// Per row: each version's form, precision, granularity, scales and zero points, whether it fused,
+// lowered or kept the ops in float, its weight SQNR; the winner (the higher weight SQNR, or the
+// version that kept the weight in float) and a disagreement score that ranks the rows where the two
+// differ most, with the differences said in words (version_rows.h).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "report/comparison.h"
+#include "versions/version_rows.h"
+
+namespace vq {
+
+struct ThreeWay {
+  // float <-> version A, float <-> version B: the two-way comparisons, each whole.
+  std::unique_ptr<Comparison> a, b;
+  // Each version's weights report (report/weights_report.h, without per-layer detail), made once:
+  // the rows' weight figures and the report's "weights" both read it. Null without weights.
+  nlohmann::ordered_json weights_a, weights_b;
+  std::vector<VersionRow> rows;  // float model order
+};
+
+// The float model is loaded once per version (a Model is not copied: each comparison owns its
+// own); `float_a` and `float_b` must be the same file. Refuses, with a clear error, a hub that is
+// not float or a version that is not quantized.
+ThreeWay run_three_way(Model float_a, Model float_b, Model version_a, Model version_b, const std::string& float_name,
+                       const std::string& name_a, const std::string& name_b, bool with_weights);
+
+}  // namespace vq

@@ -1,0 +1,52 @@
+// The side-by-side table of a three-way comparison: one row per group of float ops that the two
+// versions' entries cover together (version A fused Conv+BN+Relu into one op while B kept Relu
+// apart: one row of three float ops), with what each version made of them.
+//
+// Rows are the connected groups of float logical ops, two ops joined when one entry of either
+// version holds both. The direct pairing of the two versions (A's ops with B's) is read off the
+// rows: through the float model, never by matching A with B on their own.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quant/quant_annotations.h"
+#include "report/comparison.h"
+
+namespace vq {
+
+// A version's weight SQNR per alignment entry (the weights report's figure; nullopt: lossless).
+using EntrySqnr = std::map<std::size_t, std::optional<double>>;
+
+struct VersionCell {
+  std::vector<std::size_t> entries;      // the version's alignment entries in the row
+  std::vector<LogicalId> quant_ops;      // their ops on the version's side, model order
+  std::string kind;                      // the entries' kind when they agree, else "mixed"
+  std::string form;                      // qdq | qoperator | integer_ops | weight_only | float
+  bool quantized = false;                // some op runs on quantized data or reads a quantized weight
+  bool fused = false;                    // one entry covers several float ops of the row
+  bool lowered = false;                  // some entry is one float op as several ops
+  bool weight_kept_float = false;        // the row's weighted op reads its weight in float
+  std::optional<TensorQuantization> weight, output;  // of the row's weighted op; of its last op
+  bool weight_compared = false;          // the weights report has this row's weight
+  std::optional<double> weight_sqnr_db;  // when compared: nullopt is lossless
+};
+
+struct VersionRow {
+  std::vector<LogicalId> float_ops;  // model order
+  VersionCell a, b;
+  // "A", "B", "tie" (within 0.5 dB) or "" (unknown: no weight figure on both sides, and activations not run)
+  std::string winner;
+  std::string winner_reason;
+  // How much the two versions differ here: the sum of the differences' strengths (version_rows.cc).
+  double disagreement = 0;
+  std::vector<std::string> differences;  // in words, strongest first
+};
+
+// `a` and `b` are float <-> version comparisons of the same float model.
+std::vector<VersionRow> version_rows(const Comparison& a, const Comparison& b, const EntrySqnr& sqnr_a, const EntrySqnr& sqnr_b,
+                                     const std::string& label_a, const std::string& label_b);
+
+}  // namespace vq
