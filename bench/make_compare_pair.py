@@ -3,7 +3,10 @@
 int8 weights behind DequantizeLinear, uint8 activations in QuantizeLinear/DequantizeLinear pairs)
 for the compare benchmark. Not kept in the repo.
 
-usage: make_compare_pair.py resnet50|transformer12|transformer100m|seg1024 OUTDIR
+usage: make_compare_pair.py resnet50|transformer12|transformer100m|seg1024 OUTDIR [three_way]
+  three_way        also write <kind>_quant_b.onnx: a second quantized version of the same float model,
+                   as another setting would make it (per-tensor symmetric int8 weights, the same
+                   activation quantizers), for the three-way compare benchmark
   resnet50         ResNet-50-sized: bottleneck stages [3, 4, 6, 3], ~25M parameters, ~55 convs
   transformer12    12-layer encoder, d=768, ffn 3072: ~85M parameters, ~72 MatMuls
   transformer100m  BERT-base-sized: a 30522 x 768 token embedding (Gather of a per-row int8
@@ -164,13 +167,36 @@ def transformer100m(b):
     return b.op("Identity", [x], [x], "output"), [1, 128], TensorProto.INT64
 
 
-def main(kind, outdir):
+def per_tensor_version(b):
+    """The quantized side's initializers with every weight quantized per tensor instead."""
+    floats = {t.name: numpy_helper.to_array(t) for t in b.finits}
+    out = []
+    for t in b.qinits:
+        base = t.name[: -len("_quantized")] if t.name.endswith("_quantized") else None
+        if base in floats:
+            w = floats[base]
+            scale = np.float32(max(np.abs(w).max() / 127.0, 1e-12))
+            out.append(numpy_helper.from_array(np.clip(np.rint(w / scale), -127, 127).astype(np.int8), t.name))
+            out.append(numpy_helper.from_array(np.array(scale, np.float32), base + "_scale"))
+            out.append(numpy_helper.from_array(np.array(0, np.int8), base + "_zero_point"))
+        elif (t.name.endswith("_scale") and t.name[: -len("_scale")] in floats) or (
+                t.name.endswith("_zero_point") and t.name[: -len("_zero_point")] in floats):
+            continue  # the weight's per-channel parameters, replaced above
+        else:
+            out.append(t)
+    return out
+
+
+def main(kind, outdir, three_way=False):
     b = Builder()
     out, shape, *input_type = {"resnet50": resnet50, "transformer12": transformer12, "transformer100m": transformer100m,
                            "seg1024": seg1024}[kind](b)
     input_type = input_type[0] if input_type else TensorProto.FLOAT
     os.makedirs(outdir, exist_ok=True)
-    for side, nodes, inits, producer in (("float", b.fnodes, b.finits, "bench"), ("quant", b.qnodes, b.qinits, "onnx.quantize")):
+    sides = [("float", b.fnodes, b.finits, "bench"), ("quant", b.qnodes, b.qinits, "onnx.quantize")]
+    if three_way:
+        sides.append(("quant_b", b.qnodes, per_tensor_version(b), "onnx.quantize"))
+    for side, nodes, inits, producer in sides:
         graph = helper.make_graph(nodes, kind, [helper.make_tensor_value_info("input", input_type, shape)],
                                   [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)], inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name=producer)
@@ -179,4 +205,4 @@ def main(kind, outdir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], len(sys.argv) > 3 and sys.argv[3] == "three_way")

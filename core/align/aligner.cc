@@ -723,7 +723,7 @@ class Aligner {
   void distrust_unrelated_models(Alignment& out) const {
     out.same_network = same_network_of(out.entries);
     if (out.same_network.same.value_or(true)) return;
-    const std::string why = out.same_network.reason();
+    const std::string why = out.same_network.reason() + ": the two models are not the same network; matched by structure only";
     for (MappingEntry& e : out.entries) {
       if (e.float_ops.empty() || e.quant_ops.empty()) continue;
       if (e.kind == "identical" || e.kind == "renamed") e.kind = "structural";

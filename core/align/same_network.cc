@@ -25,18 +25,16 @@ SameNetwork same_network_of(const std::vector<MappingEntry>& entries) {
 }
 
 std::string SameNetwork::reason() const {
-  const std::size_t compared = agree + differ;
-  const std::string counts = std::to_string(agree) + " of " + std::to_string(compared + undecided) + " weighted matches";
+  const std::size_t all = agree + differ + undecided;
   if (!same) {
     if (differ > 0) return "the only weighted match has weights that differ: too little to say whether the models are one network";
     if (undecided == 0) return "no weighted op on both sides: the weights cannot say whether the models are one network";
     return "weights compared in " + std::to_string(undecided) +
            " weighted matches are neither the same nor clearly different: whether the models are one network is unknown";
   }
-  if (*same) return "weights agree in " + counts + ": the same network";
-  return "weights disagree in " + std::to_string(differ) + " of " + std::to_string(compared + undecided) +
-         " weighted matches (agree in " + std::to_string(agree) +
-         "): the two models are not the same network; ops are matched by structure only";
+  if (*same) return "weights agree in " + std::to_string(agree) + " of " + std::to_string(all) + " weighted matches";
+  return "weights disagree in " + std::to_string(differ) + " of " + std::to_string(all) + " weighted matches (agree in " +
+         std::to_string(agree) + ")";
 }
 
 }  // namespace vq

@@ -22,7 +22,7 @@ struct SameNetwork {
   std::size_t agree = 0;       // weighted matches whose weights are the same weight
   std::size_t differ = 0;      // weighted matches whose weights clearly differ
   std::size_t undecided = 0;   // weighted matches whose weights were compared but neither
-  std::string reason() const;  // the evidence in words
+  std::string reason() const;  // the evidence in words ("weights disagree in 4 of 4 weighted matches (agree in 0)")
 };
 
 // Whether an op's weight can tell one network from another: the learned matrices and kernels of

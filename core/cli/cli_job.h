@@ -79,14 +79,14 @@ int print_report(const std::string& text, const std::string& json, const std::st
 int print_report(const std::string& text, const nlohmann::ordered_json& report, const std::string& json_path);
 
 // Runs a command's work; a model that cannot be loaded becomes exit code 3 with its error code,
-// naming the file `*current` that was being read.
+// naming the file `*current` that was being read (when one was).
 template <typename Work>
 int guarded(const std::string* current, Work&& work) {
   try {
     return work();
   } catch (const vq::Error& e) {
-    std::cerr << "visualquant: " << escape_for_terminal(*current) << ": error [" << vq::error_code_name(e.code())
-              << "]: " << escape_for_terminal(e.what()) << '\n';
+    std::cerr << "visualquant: " << (current->empty() ? std::string() : escape_for_terminal(*current) + ": ") << "error ["
+              << vq::error_code_name(e.code()) << "]: " << escape_for_terminal(e.what()) << '\n';
   } catch (const std::bad_alloc&) {
     std::cerr << "visualquant: " << escape_for_terminal(*current) << ": error [out_of_memory]: not enough memory to load the model\n";
   } catch (const OutputRefused& e) {

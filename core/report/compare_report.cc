@@ -273,7 +273,8 @@ std::string compare_text(const json& r) {
   const json& s = r["summary"];
   // The verdict first: everything below it reads differently when the two are not one network.
   if (s["same_network"].is_boolean() && !s["same_network"].get<bool>())
-    out << "!! NOT THE SAME NETWORK: " << s["same_network_evidence"]["reason"].get<std::string>() << "\n\n";
+    out << "!! NOT THE SAME NETWORK: " << s["same_network_evidence"]["reason"].get<std::string>()
+        << ". Ops are matched by structure only; no weights are compared.\n\n";
   out << "case:   " << case_words(r["case"].get<std::string>()) << "\n";
   // The file given first is listed first.
   const bool swapped = r["argument_order_swapped"].get<bool>();

@@ -356,7 +356,7 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
       break;
     case WeightMeasures::NotComparable:
       out["ranking"] = "none";
-      out["not_compared"] = "no weights are compared: " + c.alignment.same_network.reason();
+      out["not_compared"] = "no weights are compared: the two models are not the same network (" + c.alignment.same_network.reason() + ")";
       break;
   }
   out["histogram_bins"] = options.histogram_bins;

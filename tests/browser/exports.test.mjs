@@ -95,7 +95,7 @@ test('SVG of the view: both graphs as shown, every model string as text, nothing
       labels: [...document.querySelectorAll('g.node text')].map((t) => t.textContent),
     };
   });
-  assert.deepEqual(svg.titles, ['Float: float.onnx (match status)', 'Quantized: quant.onnx (match status)']);
+  assert.deepEqual(svg.titles, ['Float: float.onnx (match status)', 'Quantized · QDQ: quant.onnx (match status)']);
   assert.deepEqual(svg.nodes, inSight, 'each pane holds the nodes in view');
   for (const name of [CONV, RELU]) assert.ok(svg.nodes.flat().includes(name), `${name} as text`);
   for (const label of [IN, OUT]) assert.ok(svg.labels.includes(label), `${label} drawn as text`);

@@ -7,7 +7,8 @@
 // keyboard focus come back), open a model in the custom editor (with a node's detail from the core),
 // open the corrupt one, save the JSON and CSV exports, compare from the Command Palette, cancel a
 // long load from its notification, and open a model whose external data is a symbolic link (refused);
-// the Activations tab runs both models in the extension host.
+// the Activations tab runs both models in the extension host; two models that are not one network
+// open with the verdict above the graphs.
 // Keys are sent only once VS Code's focus has come to rest (workbench_focus.mjs says why).
 // Screenshots go to tests/out/vscode/.
 import { after, before, test } from 'node:test';
@@ -30,6 +31,9 @@ before(async () => {
   home = makeHome();
   mkdirSync(path.join(home.workspace, 'cnn'));
   for (const f of ['float.onnx', 'quant.onnx']) copyFileSync(path.join(pairsDir, PAIR, f), path.join(home.workspace, 'cnn', f));
+  // Two initialisations of one architecture: not one network (tests/fixtures/versions).
+  mkdirSync(path.join(home.workspace, 'wrong'));
+  for (const f of ['a.onnx', 'b.onnx']) copyFileSync(path.join(root, 'tests/fixtures/versions/torch_cnn_reinit', f), path.join(home.workspace, 'wrong', f));
   // A model cut short: the core's 'truncated'.
   writeFileSync(path.join(home.workspace, 'broken.onnx'), readFileSync(path.join(pairsDir, PAIR, 'float.onnx')).subarray(0, 200));
   // A pair large enough that opening it takes seconds (60,001 QDQ nodes; about 4 s in the extension
@@ -425,4 +429,26 @@ test('external data that is a symbolic link is refused (unsafe_external_path, as
     && document.getElementById('model-name').textContent === 'regular.onnx', 120000);
   assert.ok(await viewer.$$eval('#graph-model li[data-id]', (lis) => lis.length) > 0);
   assert.deepEqual(await violations(viewer), []);
+});
+
+test('two models that are not one network: the webview says so above the graphs, names them A and B, and compares no weights', async () => {
+  await row('wrong').click();
+  await row('b.onnx').waitFor();
+  await row('a.onnx').click();
+  await row('b.onnx').click({ modifiers: ['Control'] });
+  await page.waitForFunction(() => document.querySelectorAll('.explorer-folders-view .monaco-list-row[aria-selected="true"]').length === 2);
+  await row('b.onnx').click({ button: 'right' });
+  const item = page.locator('.monaco-menu .action-label', { hasText: /^Compare Quantization$/ });
+  await item.waitFor({ timeout: 15000 });
+  await item.click();
+  const wrong = await webviewFrame(page, () => document.body.dataset.state === 'ready' && document.getElementById('name-float')?.textContent === 'a.onnx', 120000);
+  assert.equal(await wrong.isVisible('#pair-notice'), true);
+  assert.equal(await wrong.getAttribute('#pair-notice', 'data-kind'), 'wrong');
+  assert.match(await wrong.textContent('#pair-notice'), /^Not the same network: weights disagree in \d+ of \d+ weighted matches/);
+  assert.equal(await wrong.textContent('#tag-float'), 'A · float');
+  assert.equal(await wrong.textContent('#tag-quant'), 'B · float');
+  assert.doesNotMatch(await wrong.textContent('#summary'), /identical/);
+  assert.match(await wrong.textContent('#table-count'), /^No weights compared: the two models are not the same network/);
+  assert.deepEqual(await violations(wrong), []);
+  await shot(page, '16-not-the-same-network');
 });

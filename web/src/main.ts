@@ -724,7 +724,7 @@ class App {
       ...(activation && c.activations?.synthetic ? [el('span', { class: 'legend-rule synthetic', text: 'synthetic inputs: directional only;' })] : []),
       ...(activation && c.activations && this.report && c.activations.report.quantized_model !== this.report.quant.file
         ? [el('span', { class: 'legend-rule synthetic', attrs: { 'data-field': 'what-if' }, text: `a what-if: ${c.activations.report.quantized_model};` })] : []),
-      el('span', { class: 'legend-rule muted', text: 'boxes drawn, float + quantized:' }),
+      el('span', { class: 'legend-rule muted', text: `boxes drawn, ${this.report ? `${this.report.float.label} + ${this.report.quant.label}` : 'float + quantized'}:` }),
       ...(notRun ? [el('span', { class: 'muted', text: 'not run yet: run both models in the Activations tab' })]
         : waiting ? [el('span', { class: 'muted', text: 'analysing…' })] : overlay.legend(theme).map((item) => {
         const swatch = el('span', { class: 'swatch' });

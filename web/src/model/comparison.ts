@@ -102,6 +102,8 @@ export class Comparison {
     if (node.kind !== 'input' && node.kind !== 'output') return 'unmatched';
     const counterparts = this.pairMatches[side].get(index) ?? [];
     if (counterparts.length === 0) return 'unmatched';
+    // Two models that are not one network share inputs and outputs by position, nothing more.
+    if (this.report.summary.same_network === false) return 'structural';
     return counterparts.some((c) => this.layout[other(side)].nodes[c].id === node.id) ? 'identical' : 'renamed';
   }
 

@@ -14,8 +14,7 @@ export function formsOf(s: CompareSide): string {
 
 /** The side's short name: "Float", "Quantized", "A" or "B". */
 export function sideName(r: CompareReport, side: Side): string {
-  const label = r[side].label;
-  return label === 'float' ? 'Float' : label === 'quantized' ? 'Quantized' : label;
+  return labelTitle(r[side].label);
 }
 
 /** The side's name with what it is: "Float", "Quantized · QDQ", "A · quantized, QDQ", "B · float". */
@@ -41,7 +40,7 @@ export interface PairNotice {
 export function pairNotice(r: CompareReport): PairNotice | null {
   const verdict = r.summary.same_network, why = r.summary.same_network_evidence.reason;
   if (verdict === false)
-    return { kind: 'wrong', text: `Not the same network: ${why}. No match is more than structural, and no weights are compared.` };
+    return { kind: 'wrong', text: `Not the same network: ${why}. Ops are matched by structure only, and no weights are compared.` };
   const names = `${sideName(r, r.float.argument === 1 ? 'float' : 'quant')} and ${sideName(r, r.float.argument === 1 ? 'quant' : 'float')}`;
   if (r.case === 'quantized_vs_quantized')
     return { kind: 'case', text: `Two quantized models, no float model: ${names} are compared with each other, so weight figures are differences between their dequantised weights, not errors.${verdict === null ? ` Whether they are one network is unknown (${why}).` : ''}` };
@@ -56,8 +55,13 @@ export function weightsTitle(w: Pick<WeightsReport, 'measures'> | null, r: Compa
   const measures = w?.measures ?? (r?.case === 'float_vs_float' ? 'weight_change' : r?.case === 'quantized_vs_quantized' ? 'dequantized_difference' : 'quantization_error');
   if (measures === 'weight_change') return 'Weight changes, largest first';
   if (measures === 'dequantized_difference') return 'Weight differences, largest first';
-  if (measures === 'not_comparable') return 'Weights: not compared';
+  if (measures === 'not_comparable') return 'Weights';
   return 'Quantized weights, lowest SQNR first';
+}
+
+/** A side label as a column or list heading reads it: "Float", "Quantized", "A", "B". */
+export function labelTitle(label: string): string {
+  return label === 'float' ? 'Float' : label === 'quantized' ? 'Quantized' : label;
 }
 
 /** Whether the weight figures are changes between two versions (not a float weight against its quantized self). */

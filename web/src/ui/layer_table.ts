@@ -1,7 +1,7 @@
 // The ranked layer table: every quantized weight, worst first (or, between two versions of a
 // model, every weight, most changed first), sortable by any column and filterable by name or op
 // type. Clicking a row selects the layer's nodes in both graphs.
-import { isDifference } from '../model/pair_case';
+import { labelTitle } from '../model/pair_case';
 import type { WeightLayer, WeightsReport } from '../protocol/messages';
 import { el, fmt, onRowActivate } from './dom';
 import { MiddleEllipsis, pathPartCounts } from './middle_ellipsis';
@@ -57,18 +57,19 @@ const relative = (db: number | null) => (db === null ? 0 : Math.pow(10, -db / 20
  * add what a fine-tune or a re-export is read by (the share of values changed, the relative change).
  */
 function differenceColumns(m: TableMeasures): Column[] {
-  const against = `${m.compared}'s ${m.measures === 'dequantized_difference' ? 'dequantised ' : ''}weight against ${m.reference}'s`;
+  const ref = labelTitle(m.reference), cmp = labelTitle(m.compared);
+  const against = `${cmp}'s ${m.measures === 'dequantized_difference' ? 'dequantised ' : ''}weight against ${ref}'s`;
   const byKey = new Map(COLUMNS.map((c) => [c.key, c]));
   return [
     { ...byKey.get('rank')!, help: `The core's ranking: largest change first (lowest SQNR of ${against}, of the tensor or of its worst channel)` },
-    { ...byKey.get('float_node')!, title: `${m.reference} node` },
-    { ...byKey.get('quant_node')!, title: `${m.compared} node` },
+    { ...byKey.get('float_node')!, title: `${ref} node` },
+    { ...byKey.get('quant_node')!, title: `${cmp} node` },
     byKey.get('op')!,
-    ...(m.measures === 'dequantized_difference' ? [{ ...byKey.get('type')!, help: `${m.compared}'s code type` }] : []),
+    ...(m.measures === 'dequantized_difference' ? [{ ...byKey.get('type')!, help: `${cmp}'s code type` }] : []),
     byKey.get('parameters')!,
     { key: 'changed', title: 'Changed', help: 'The share of elements whose value differs at all', value: (l) => l.error.changed_fraction, numeric: true,
       format: (v) => percent(v) },
-    { key: 'relative', title: 'Rel. change', help: `‖${m.compared} − ${m.reference}‖ / ‖${m.reference}‖ over the whole tensor`, value: (l) => l.error.relative_l2, numeric: true,
+    { key: 'relative', title: 'Rel. change', help: `‖${cmp} − ${ref}‖ / ‖${ref}‖ over the whole tensor`, value: (l) => l.error.relative_l2, numeric: true,
       format: (v) => percent(v) },
     { ...byKey.get('sqnr')!, help: `SQNR of ${against}, whole tensor (∞: unchanged)` },
     { key: 'worst_channel_change', title: 'Worst ch.', help: 'The relative change of the most changed output channel, and its index',
@@ -83,7 +84,7 @@ function differenceColumns(m: TableMeasures): Column[] {
 
 /** Every column of the table (the CSV's), for what the weights report measures. */
 export function columnsFor(m: TableMeasures | null): Column[] {
-  return m && isDifference(m) ? differenceColumns(m) : COLUMNS;
+  return m && m.measures !== 'quantization_error' ? differenceColumns(m) : COLUMNS;
 }
 
 /** The columns on screen (and in the HTML report's table). */
