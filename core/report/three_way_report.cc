@@ -50,14 +50,14 @@ json scale_ratio(const std::optional<TensorQuantization>& a, const std::optional
   return report_number(r[r.size() / 2]);
 }
 
-json version_json(const Comparison& c, const json& weights, const std::string& label) {
+json version_json(const Comparison& c, const json& weights, const json& lint, const std::string& label) {
   json r = comparison_report(c, false);
   json out;
   out["label"] = label;
   for (auto& [k, v] : r.items()) out[k] = std::move(v);
   if (!weights.is_null()) {
     out["weights"] = weights;
-    out["lint"] = lint_report(c);
+    out["lint"] = lint;
   }
   return out;
 }
@@ -69,8 +69,8 @@ json three_way_report(const ThreeWay& t, bool with_analysis) {
   out["report"] = "visualquant.compare";
   out["version"] = kCompareReportVersion;
   out["case"] = "three_way";
-  json versions = json::array({version_json(*t.a, with_analysis ? t.weights_a : json(), "A"),
-                               version_json(*t.b, with_analysis ? t.weights_b : json(), "B")});
+  json versions = json::array({version_json(*t.a, with_analysis ? t.weights_a : json(), t.lint_a, "A"),
+                               version_json(*t.b, with_analysis ? t.weights_b : json(), t.lint_b, "B")});
   out["float"] = versions[0]["float"];
   out["float"]["label"] = "float";
   out["float"]["argument"] = 1;

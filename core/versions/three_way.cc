@@ -1,6 +1,8 @@
 #include "versions/three_way.h"
 
+#include "report/compare_report.h"
 #include "report/weights_report.h"
+#include "util/parallel.h"
 #include "util/error.h"
 
 namespace vq {
@@ -34,18 +36,25 @@ std::unique_ptr<Comparison> version(Model hub, Model v, const std::string& hub_n
 ThreeWay run_three_way(Model float_a, Model float_b, Model version_a, Model version_b, const std::string& float_name,
                        const std::string& name_a, const std::string& name_b, bool with_weights) {
   ThreeWay t;
-  t.a = version(std::move(float_a), std::move(version_a), float_name, name_a, "first");
-  t.b = version(std::move(float_b), std::move(version_b), float_name, name_b, "second");
+  // Both comparisons at once: each is a chain of mostly single-threaded steps (logical graphs,
+  // digests, alignment, the lint), and its weight analysis runs on every core anyway.
+  Model hubs[2] = {std::move(float_a), std::move(float_b)}, versions[2] = {std::move(version_a), std::move(version_b)};
+  const std::string* names[2] = {&name_a, &name_b};
+  std::unique_ptr<Comparison>* into[2] = {&t.a, &t.b};
+  nlohmann::ordered_json* weights[2] = {&t.weights_a, &t.weights_b};
+  nlohmann::ordered_json* lint[2] = {&t.lint_a, &t.lint_b};
+  parallel_for(2, [&](std::size_t i) {
+    *into[i] = version(std::move(hubs[i]), std::move(versions[i]), float_name, *names[i], i == 0 ? "first" : "second");
+    if (!with_weights) return;
+    *weights[i] = weights_report(**into[i], WeightAnalysisOptions{}, false);
+    *lint[i] = lint_report(**into[i]);
+  });
   // Rows join the two alignments through the float model's logical ops: the same ops on both.
   const auto& ga = t.a->float_graph.ops;
   const auto& gb = t.b->float_graph.ops;
   bool same = ga.size() == gb.size();
   for (std::size_t i = 0; same && i < ga.size(); ++i) same = ga[i].primary == gb[i].primary;
   if (!same) throw Error(ErrorCode::Usage, "the two loads of the float model differ");
-  if (with_weights) {
-    t.weights_a = weights_report(*t.a, WeightAnalysisOptions{}, false);
-    t.weights_b = weights_report(*t.b, WeightAnalysisOptions{}, false);
-  }
   t.rows = version_rows(*t.a, *t.b, entry_sqnr(t.weights_a), entry_sqnr(t.weights_b), "A", "B");
   return t;
 }

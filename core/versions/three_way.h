@@ -26,10 +26,12 @@ struct ThreeWay {
   // Each version's weights report (report/weights_report.h, without per-layer detail), made once:
   // the rows' weight figures and the report's "weights" both read it. Null without weights.
   nlohmann::ordered_json weights_a, weights_b;
+  nlohmann::ordered_json lint_a, lint_b;  // each version's quantization lint (null without weights)
   std::vector<VersionRow> rows;  // float model order
 };
 
-// The float model is loaded once per version (a Model is not copied: each comparison owns its
+// The two versions are compared side by side (one thread each natively: most of a comparison's
+// steps run on one core). The float model is loaded once per version (a Model is not copied: each comparison owns its
 // own); `float_a` and `float_b` must be the same file. Refuses, with a clear error, a hub that is
 // not float or a version that is not quantized.
 ThreeWay run_three_way(Model float_a, Model float_b, Model version_a, Model version_b, const std::string& float_name,

@@ -91,8 +91,12 @@ export class ComparePanel {
       this.activations = null;
       this.panel.title = `${opened.report.float.file} ↔ ${opened.report.quant.file}`;
       if (this.swappedFrom !== null && opened.report.float.file === this.swappedFrom) {
-        void vscode.window.showInformationMessage(`${opened.report.quant.file} stays the quantized model: the core tells float from quantized by ` +
-          'their content (quantized weights and ops), whatever the order. The order decides only between models quantized alike.');
+        const r = opened.report;
+        void vscode.window.showInformationMessage(r.case === 'float_vs_quantized'
+          ? `${r.quant.file} stays the quantized model: the core tells float from quantized by ` +
+            'their content (quantized weights and ops), whatever the order. The order decides only between models quantized alike.'
+          : `${r.float.file} stays the reference side: of two ${r.case === 'float_vs_float' ? 'float' : 'quantized'} models the core picks it ` +
+            'from their content (the less fused one), whatever the order; A and B name the files in the order given.');
       }
       this.swappedFrom = null;
     } else if (method === 'weights') {
@@ -141,6 +145,12 @@ export class ComparePanel {
     if (!this.weights) {
       status.text = this.report ? '$(loading~spin) VisualQuant: analysing weights' : '$(loading~spin) VisualQuant: opening';
       status.tooltip = undefined;
+    } else if (this.weights.measures !== 'quantization_error') {
+      // Between two versions of a model, or two different networks, nothing is "damaged".
+      const changed = this.weights.layers.filter((l) => l.error.changed_fraction > 0).length;
+      status.text = this.weights.not_compared ? '$(warning) weights not compared: not the same network'
+        : `$(info) ${changed} of ${this.weights.layers.length} weights changed`;
+      status.tooltip = this.weights.not_compared ?? this.weights.ranking;
     } else {
       const s = this.env.settings();
       const damaged = damagedLayers(this.weights.layers, s);

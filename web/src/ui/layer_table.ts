@@ -238,7 +238,8 @@ export class LayerTable {
     const count = n === this.layers.length ? `${n} layers` : `${n} of ${this.layers.length} layers`;
     // Never a silent gap: weights whose parameters break the spec are not in the table, and say so;
     // nor an unexplained empty table (two models that are not one network have no weights to compare).
-    if (this.notCompared) this.count.textContent = `No weights compared: ${this.notCompared.replace(/^no weights are compared: /, '')}`;
+    this.count.title = this.notCompared;
+    if (this.notCompared) this.count.textContent = 'No weights compared: the two models are not the same network';
     else this.count.textContent = this.notAnalysed
       ? `${count} · ${this.notAnalysed} not analysed: invalid quantization parameters (see the lint)`
       : count;
