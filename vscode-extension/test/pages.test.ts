@@ -74,17 +74,18 @@ function layer(rank: number, name: string, sqnr: number | null): WeightLayer {
   return {
     entry: rank, rank, float_node: name, quant_node: `${name}_quant`, float_op_type: 'Conv', quant_op_type: 'QLinearConv', shape: [8, 9], parameters: 72,
     batchnorm_folded: false, pre_quant_scale: false, output_rescale: false,
-    error: { mse: 1e-4, rmse: 1e-2, max_abs: 0.05, max_abs_at: [0, 0], sqnr_db: sqnr, cosine: 0.999, relative_l2: 0.01, mean_abs_lsb: 0.3, max_abs_lsb: 0.5 },
-    channels: { count: 8, range_spread: 2 },
+    error: { mse: 1e-4, rmse: 1e-2, max_abs: 0.05, max_abs_at: [0, 0], sqnr_db: sqnr, cosine: 0.999, relative_l2: 0.01, changed_fraction: 1, mean_abs_lsb: 0.3, max_abs_lsb: 0.5 },
+    channels: { count: 8, changed: 8, range_spread: 2 },
   } as unknown as WeightLayer;
 }
 
 const full = {
   report: {
-    report: 'visualquant.compare', version: 1, argument_order_swapped: false,
-    float: { file: '<b>f</b>.onnx', size_bytes: 100, producer_name: 'pytorch', producer_version: '1.13', nodes: 3, logical_ops: 3, quantization_forms: [] },
-    quant: { file: 'q.onnx', size_bytes: 50, producer_name: '', producer_version: '', nodes: 9, logical_ops: 3, quantization_forms: ['qdq'] },
-    summary: { entries: 2, by_kind: { identical: 1, renamed: 0, fused: 1, lowered: 0, inserted: 0, removed: 0 }, mean_confidence: 0.9, fusions: 1,
+    report: 'visualquant.compare', version: 2, case: 'float_vs_quantized', argument_order_swapped: false,
+    float: { file: '<b>f</b>.onnx', role: 'float', label: 'float', argument: 1, size_bytes: 100, producer_name: 'pytorch', producer_version: '1.13', nodes: 3, logical_ops: 3, quantization_forms: [] },
+    quant: { file: 'q.onnx', role: 'quantized', label: 'quantized', argument: 2, size_bytes: 50, producer_name: '', producer_version: '', nodes: 9, logical_ops: 3, quantization_forms: ['qdq'] },
+    summary: { entries: 2, same_network: true, same_network_evidence: { weighted_matches: 1, agree: 1, differ: 0, undecided: 0, reason: 'weights agree in 1 of 1 weighted matches' },
+      by_kind: { identical: 1, renamed: 0, structural: 0, fused: 1, lowered: 0, inserted: 0, removed: 0 }, mean_confidence: 0.9, fusions: 1,
       weighted_ops_left_float: [], least_confident_entries: [1] },
     mapping: [
       { float: ['a'], quant: ['a'], float_ops: ['a'], quant_ops: ['a'], kind: 'identical', confidence: 1, evidence: ['weights'] },
@@ -93,7 +94,7 @@ const full = {
     fusions: [{ pattern: 'Conv+BatchNormalization', entry: 1, float: ['c', 'bn'], quant: ['<img src=x onerror=alert(1)>'], verification: 'verified', detail: 'ok' }],
     logical_graphs: { float: [], quant: [] },
   } as unknown as CompareReport,
-  weights: { ranking: 'x', histogram_bins: 64, layers: [layer(1, '<script>alert(1)</script>', 12.5), layer(2, 'conv2', 41)] } as WeightsReport,
+  weights: { measures: 'quantization_error', reference: 'float', compared: 'quantized', ranking: 'x', histogram_bins: 64, layers: [layer(1, '<script>alert(1)</script>', 12.5), layer(2, 'conv2', 41)] } as WeightsReport,
   lint: [{ severity: 'warning', check: 'weight_asymmetric', node: '=cmd|calc', message: 'signed weight with zero points' }] as LintFinding[],
 };
 
@@ -104,7 +105,7 @@ test('JSON: the report with its weights and lint, as `visualquant compare --json
 });
 
 test('CSV: the layer table, worst first, as the page writes it', () => {
-  assert.equal(csvReport(full), layersToCsv(full.weights.layers));
+  assert.equal(csvReport(full), layersToCsv(full.weights.layers, full.weights));
   assert.match(csvReport(full).split('\n')[0], /^Rank,Float node,Quantized node,Op/);
 });
 

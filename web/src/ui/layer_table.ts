@@ -84,7 +84,8 @@ function differenceColumns(m: TableMeasures): Column[] {
 
 /** Every column of the table (the CSV's), for what the weights report measures. */
 export function columnsFor(m: TableMeasures | null): Column[] {
-  return m && m.measures !== 'quantization_error' ? differenceColumns(m) : COLUMNS;
+  // A report without `measures` (before version 2) measured quantization error.
+  return m?.measures && m.measures !== 'quantization_error' ? differenceColumns(m) : COLUMNS;
 }
 
 /** The columns on screen (and in the HTML report's table). */
