@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "quant/op_classes.h"
 #include "quant/quant_forms.h"
 #include "quant/weight_view.h"
 #include "util/format.h"
@@ -70,8 +71,12 @@ VersionCell cell_of(const Comparison& c, const std::vector<std::size_t>& entries
       else cell.weight_kept_float = keeps_float_weight(c.quant_model, op);
     }
     if (annotated.output) cell.output = annotated.output;
-    cell.quantized = cell.quantized || op.quantized || annotated.weight.has_value();
+    // Quantized compute: a quantized weight, or a QDQ op whose output is quantized again (a
+    // DequantizeLinear before an op whose result stays float is float compute on dequantised
+    // values; runtimes fuse DQ -> op -> Q only). The integer and QLinear forms are below.
+    cell.quantized = cell.quantized || annotated.weight.has_value() || (op.quantized && annotated.output.has_value());
   }
+  if (cell.form == "qoperator" || cell.form == "integer_ops" || cell.form == "weight_only") cell.quantized = true;
   if (cell.quant_ops.empty()) cell.kind = "removed";
   return cell;
 }
@@ -110,7 +115,12 @@ std::vector<Difference> differences(const Comparison& c, const VersionRow& r, co
     return out;
   }
   if (a.quant_ops.empty()) return out;
-  if (a.quantized != b.quantized) {
+  // A layout op (Reshape, Transpose, Cast, Identity) computes nothing: with no Q/DQ around it, it
+  // may still move quantized data (ONNX Runtime drops the Q/DQ pair around it), so "kept in float"
+  // and its form would be claims without evidence.
+  const bool layout_only = std::all_of(r.float_ops.begin(), r.float_ops.end(),
+                                       [&](LogicalId f) { return is_transparent_class(c.float_graph.ops[f].cls); });
+  if (a.quantized != b.quantized && !layout_only) {
     const std::string &kept = a.quantized ? lb : la, &other = a.quantized ? la : lb;
     out.push_back({15, kept + " kept " + what + " in float, " + other + " quantized it"});
   }
@@ -148,7 +158,7 @@ std::vector<Difference> differences(const Comparison& c, const VersionRow& r, co
       }
     }
   }
-  if (a.form != b.form) out.push_back({3, la + " is " + a.form + ", " + lb + " " + b.form});
+  if (a.form != b.form && !layout_only) out.push_back({3, la + " is " + a.form + ", " + lb + " " + b.form});
   std::stable_sort(out.begin(), out.end(), [](const Difference& x, const Difference& y) { return x.strength > y.strength; });
   return out;
 }
