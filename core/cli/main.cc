@@ -187,11 +187,7 @@ int run_three_way(const std::vector<std::string>& models, const std::string& jso
     check_outputs(outputs, models);
     vq::Model fa = load_for_job(models[0], outputs, current), fb = load_for_job(models[0], outputs, current);
     vq::Model qa = load_for_job(models[1], outputs, current), qb = load_for_job(models[2], outputs, current);
-    if (vq::is_quantized_model(fa))
-      return usage_error("a three-way comparison takes the float model first: '" + models[0] + "' holds quantized ops");
-    for (std::size_t k = 1; k < 3; ++k)
-      if (!vq::is_quantized_model(k == 1 ? qa : qb))
-        return usage_error("the versions of a three-way comparison are quantized: '" + models[k] + "' holds no quantized op");
+    if (const auto why = vq::three_way_refusal(fa, qa, qb, models[0], models[1], models[2])) return usage_error(*why);
     const vq::ThreeWay t = vq::run_three_way(std::move(fa), std::move(fb), std::move(qa), std::move(qb), base_name(models[0]),
                                              base_name(models[1]), base_name(models[2]), true);
     const auto report = vq::three_way_report(t, true);

@@ -135,7 +135,7 @@ json same_network_json(const SameNetwork& v) {
           {"reason", v.reason()}};
 }
 
-json summary_json(const CompareSide& q, const Alignment& a) {
+json summary_json(const CompareSide& q, const Alignment& a, ComparisonCase kase) {
   std::map<std::string, std::size_t> by_kind;
   for (const char* k : {"identical", "renamed", "structural", "fused", "lowered", "inserted", "removed"}) by_kind[k] = 0;
   std::vector<std::pair<double, std::size_t>> confidences;
@@ -149,7 +149,8 @@ json summary_json(const CompareSide& q, const Alignment& a) {
   for (std::size_t k = 0; k < std::min<std::size_t>(5, confidences.size()); ++k) least.push_back(confidences[k].second);
 
   json left_float = json::array();
-  for (LogicalId id = 0; id < q.logical.ops.size() && is_quantized_model(q.model); ++id) {
+  // The compared side is float only between two float models: then nothing is "left" float.
+  for (LogicalId id = 0; kase != ComparisonCase::FloatVsFloat && id < q.logical.ops.size(); ++id) {
     const LogicalOp& op = q.logical.ops[id];
     if (keeps_float_weight(q.model, op)) left_float.push_back(q.model.nodes[op.primary].id);
   }
@@ -197,7 +198,7 @@ std::string compare_report_text(const CompareSide& f, const CompareSide& q, cons
     w.fragment(side_summary(q, labels.compared, swapped ? 1 : 2));
     w.member("argument_order_swapped", swapped);
     w.key("summary");
-    w.fragment(summary_json(q, a));
+    w.fragment(summary_json(q, a, kase));
     w.key("mapping");
     write_mapping(w, f, q, a);
     w.key("fusions");

@@ -20,21 +20,22 @@ EntrySqnr entry_sqnr(const nlohmann::ordered_json& w) {
   return out;
 }
 
-std::unique_ptr<Comparison> version(Model hub, Model v, const std::string& hub_name, const std::string& name, const char* which) {
-  if (is_quantized_model(hub))
-    throw Error(ErrorCode::Usage, "a three-way comparison takes the float model first: '" + printable(hub_name) +
-                                      "' holds quantized ops (compare two quantized models with two files)");
-  if (!is_quantized_model(v))
-    throw Error(ErrorCode::Usage, std::string("the ") + which + " version of a three-way comparison must be quantized: '" +
-                                      printable(name) + "' holds no quantized op");
-  auto c = run_comparison(std::move(hub), std::move(v), hub_name, name);
-  return c;
-}
-
 }  // namespace
+
+std::optional<std::string> three_way_refusal(const Model& hub, const Model& version_a, const Model& version_b,
+                                             const std::string& hub_name, const std::string& name_a, const std::string& name_b) {
+  if (is_quantized_model(hub))
+    return "a three-way comparison takes the float model first: '" + printable(hub_name) +
+           "' holds quantized ops (compare two quantized models with two files)";
+  for (const auto& [v, name] : {std::pair<const Model*, const std::string*>{&version_a, &name_a}, {&version_b, &name_b}})
+    if (!is_quantized_model(*v))
+      return "the versions of a three-way comparison are quantized: '" + printable(*name) + "' holds no quantized op";
+  return std::nullopt;
+}
 
 ThreeWay run_three_way(Model float_a, Model float_b, Model version_a, Model version_b, const std::string& float_name,
                        const std::string& name_a, const std::string& name_b, bool with_weights) {
+  if (const auto why = three_way_refusal(float_a, version_a, version_b, float_name, name_a, name_b)) throw Error(ErrorCode::Usage, *why);
   ThreeWay t;
   // Both comparisons at once: each is a chain of mostly single-threaded steps (logical graphs,
   // digests, alignment, the lint), and its weight analysis runs on every core anyway.
@@ -44,7 +45,7 @@ ThreeWay run_three_way(Model float_a, Model float_b, Model version_a, Model vers
   nlohmann::ordered_json* weights[2] = {&t.weights_a, &t.weights_b};
   nlohmann::ordered_json* lint[2] = {&t.lint_a, &t.lint_b};
   parallel_for(2, [&](std::size_t i) {
-    *into[i] = version(std::move(hubs[i]), std::move(versions[i]), float_name, *names[i], i == 0 ? "first" : "second");
+    *into[i] = run_comparison(std::move(hubs[i]), std::move(versions[i]), float_name, *names[i]);
     if (!with_weights) return;
     *weights[i] = weights_report(**into[i], WeightAnalysisOptions{}, false);
     *lint[i] = lint_report(**into[i]);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -30,10 +31,16 @@ struct ThreeWay {
   std::vector<VersionRow> rows;  // float model order
 };
 
+// Why these models cannot be a three-way comparison (the hub is quantized, or a version is not),
+// in words naming the file; nullopt when they can. run_three_way throws it as a Usage error; the
+// CLI asks first, to refuse with its usage exit code.
+std::optional<std::string> three_way_refusal(const Model& hub, const Model& version_a, const Model& version_b,
+                                             const std::string& hub_name, const std::string& name_a, const std::string& name_b);
+
 // The two versions are compared side by side (one thread each natively: most of a comparison's
-// steps run on one core). The float model is loaded once per version (a Model is not copied: each comparison owns its
-// own); `float_a` and `float_b` must be the same file. Refuses, with a clear error, a hub that is
-// not float or a version that is not quantized.
+// steps run on one core). The float model is loaded once per version (a Model is not copied: each
+// comparison owns its own); `float_a` and `float_b` must be the same file. Refuses
+// (three_way_refusal) a hub that is not float or a version that is not quantized.
 ThreeWay run_three_way(Model float_a, Model float_b, Model version_a, Model version_b, const std::string& float_name,
                        const std::string& name_a, const std::string& name_b, bool with_weights);
 
