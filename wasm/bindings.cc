@@ -31,6 +31,8 @@
 #include "report/layout_report.h"
 #include "report/node_detail.h"
 #include "report/weights_report.h"
+#include "report/three_way_report.h"
+#include "versions/three_way.h"
 #include "util/error.h"
 
 namespace {
@@ -96,6 +98,15 @@ template <typename T>
 std::vector<T> heap_array(std::uintptr_t address, std::size_t count) {
   const T* first = reinterpret_cast<const T*>(address);
   return address == 0 ? std::vector<T>() : std::vector<T>(first, first + count);
+}
+
+// A JavaScript progress(layersDone, layers, parametersDone, parameters) callback as the weight
+// analysis' progress function; none when `progress` is not a function.
+vq::WeightsProgressFn weights_progress(emscripten::val& progress) {
+  if (progress.typeOf().as<std::string>() != "function") return {};
+  return [&progress](const vq::WeightsProgress& p) {
+    progress(p.layers_done, p.layers, static_cast<double>(p.parameters_done), static_cast<double>(p.parameters));
+  };
 }
 
 // The external-data files the caller provides for the models it loads next.
@@ -165,6 +176,7 @@ class Session : public ExternalFiles {
       activations_.reset();
       sensitivity_.reset();
       comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
+      weights_summary_ = nullptr;
       levels_ = vq::layout::LevelCache();
       // Compact: only the UI reads it (compare() is the CLI's bytes), and a large pair's report is
       // tens of MB indented. Written as text directly: it is most of the time of a large open.
@@ -189,14 +201,11 @@ class Session : public ExternalFiles {
     return with_comparison([&](const vq::Comparison& c) {
       vq::WeightAnalysisOptions options;
       options.histogram_bins = bins == 0 ? options.histogram_bins : bins;
-      vq::WeightsProgressFn report_progress;
-      if (progress.typeOf().as<std::string>() == "function")
-        report_progress = [&progress](const vq::WeightsProgress& p) {
-          progress(p.layers_done, p.layers, static_cast<double>(p.parameters_done), static_cast<double>(p.parameters));
-        };
-      // The summary is the UI's, compact; the full report is the CLI's bytes.
-      const auto report = vq::weights_report(c, options, detail, report_progress);
-      return detail ? vq::dump_report(report) : vq::dump_compact(report);
+      const vq::WeightsProgressFn report_progress = weights_progress(progress);
+      // The summary is the UI's, compact; the full report is the CLI's bytes. The summary with the
+      // default bins is kept: a three-way table of this comparison reads it (threeWay).
+      if (detail) return vq::dump_report(vq::weights_report(c, options, true, report_progress));
+      return vq::dump_compact(bins == 0 ? summary_weights(report_progress) : vq::weights_report(c, options, false, report_progress));
     });
   }
 
@@ -207,6 +216,22 @@ class Session : public ExternalFiles {
       if (side != "float" && side != "quant") throw vq::Error(vq::ErrorCode::Usage, "side must be 'float' or 'quant'");
       const bool f = side == "float";
       return node_json(f ? c.float_model : c.quant_model, id_or_name, f ? c.float_name : c.quant_name);
+    });
+  }
+
+  // The three-way table of this comparison (float <-> version A) and `other`'s (the same float
+  // model <-> version B), byte-identical to `visualquant compare FLOAT A B --json -`: each
+  // version's weights and lint are made here unless made before (the page asked for A's already).
+  // `progress` as for weights(), over B's analysis (A's is usually done).
+  CallResult threeWay(Session& other, emscripten::val progress) {
+    return with_comparison([&](const vq::Comparison&) {
+      if (!other.comparison_) throw vq::Error(vq::ErrorCode::Usage, "open() version B's comparison first");
+      const vq::WeightsProgressFn report_progress = weights_progress(progress);
+      const auto& weights_a = summary_weights(report_progress);
+      const auto& weights_b = other.summary_weights(report_progress);
+      const vq::ThreeWay t = vq::join_three_way(comparison_, other.comparison_, weights_a, weights_b, vq::lint_report(*comparison_),
+                                                vq::lint_report(*other.comparison_));
+      return vq::dump_report(vq::three_way_report(t, true));
     });
   }
 
@@ -503,7 +528,14 @@ class Session : public ExternalFiles {
     });
   }
  private:
-  std::unique_ptr<vq::Comparison> comparison_;
+  // The weights report without detail, with the default bins: made once per open comparison.
+  const nlohmann::ordered_json& summary_weights(const vq::WeightsProgressFn& progress) {
+    if (weights_summary_.is_null()) weights_summary_ = vq::weights_report(*comparison_, vq::WeightAnalysisOptions{}, false, progress);
+    return weights_summary_;
+  }
+
+  std::shared_ptr<vq::Comparison> comparison_;  // shared: a three-way table reads two sessions' (threeWay)
+  nlohmann::ordered_json weights_summary_;       // the weights report without detail, once made (threeWay reads it)
   std::unique_ptr<vq::ActivationSession> activations_;  // reads comparison_: reset before it
   std::unique_ptr<vq::SensitivitySession> sensitivity_;  // reads comparison_: reset before it
   std::vector<std::uint8_t> mixed_;                      // sensitivityMixedModel's model
@@ -655,6 +687,7 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("weightLayer", &Session::weightLayer)
       .function("weights", &Session::weights)
       .function("lint", &Session::lint)
+      .function("threeWay", &Session::threeWay)
       .function("node", &Session::node)
       .function("layout", &Session::layout)
       .function("comparisonLayout", &Session::comparisonLayout)

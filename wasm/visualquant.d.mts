@@ -226,6 +226,65 @@ export interface FusionGroup {
 }
 
 /** How one tensor of an op is quantized. */
+/** What one version made of a three-way row's float ops (README "Three-way comparisons"). */
+export interface ThreeWayCell {
+  /** This version's mapping entries (indices into its own two-way report's mapping) covering the row. */
+  entries: number[];
+  /** This version's nodes (ids) of those entries; empty when it has no counterpart. */
+  ops: string[];
+  /** The entries' match kind when they agree, else 'mixed'; 'removed' when this version has no counterpart. */
+  kind: MappingKind | 'mixed';
+  /** How this version computes the ops: 'float', 'qdq', 'qoperator', 'integer_ops', 'weight_only', … */
+  form: string;
+  quantized: boolean;
+  fused: boolean;
+  lowered: boolean;
+  weight_kept_float: boolean;
+  weight: TensorQuantization | null;
+  output: TensorQuantization | null;
+  weight_compared: boolean;
+  weight_sqnr_db: number | null;
+}
+
+export interface ThreeWayRow {
+  row: number;
+  float_ops: string[];
+  float_op_types: string[];
+  A: ThreeWayCell;
+  B: ThreeWayCell;
+  /** B's weight (output) scale over A's, when both have one per tensor or per channel alike. */
+  weight_scale_ratio: number | null;
+  output_scale_ratio: number | null;
+  winner: 'A' | 'B' | 'tie' | null;
+  winner_reason: string;
+  disagreement: number;
+  /** The differences in words, each only when the models show it. */
+  differences: string[];
+}
+
+/** `visualquant compare FLOAT A B --json`: one float model and two quantized versions of it. */
+export interface ThreeWayReport {
+  report: 'visualquant.compare';
+  version: number;
+  case: 'three_way';
+  float: CompareSide;
+  summary: {
+    rows: number;
+    differing: number;
+    winners: { A: number; B: number; tie: number; unknown: number };
+    winner_rule: string;
+    disagreement_rule: string;
+    same_network: { A: boolean | null; B: boolean | null };
+  };
+  /** Each version's whole two-way report (float <-> it) with its label, "A" then "B". */
+  versions: Array<CompareReport & { label: 'A' | 'B'; weights: WeightsReport | null; lint: LintFinding[] | null }>;
+  table: ThreeWayRow[];
+  /** Row indices of the rows that differ, most different first. */
+  where_they_differ: number[];
+  /** Version A's nodes paired with version B's through the float model, per row. */
+  direct: Array<{ row: number; float: string[]; A: string[]; B: string[] }>;
+}
+
 export interface TensorQuantization {
   type: string;
   granularity: 'per_tensor' | 'per_channel' | 'blocked' | 'dynamic' | 'implied';
@@ -628,6 +687,8 @@ export class OpenComparison {
   node(side: 'float' | 'quant', nodeName: string): string;
   /** JSON text of the LintFinding list. */
   lint(): string;
+  /** The three-way report (JSON text of a ThreeWayReport) of this comparison (float, version A) and `versionB` (the same float model, version B). */
+  threeWay(versionB: OpenComparison, options?: { onProgress?: (layersDone: number, layers: number, parametersDone: number, parameters: number) => void }): string;
   /**
    * JSON text of a LayoutPairReport of this comparison, byte-identical to VisualQuant.layoutPair with the same options.
    * Measured sizes go per side: (width, height) pairs by each side's LayoutNode.index and group order.

@@ -419,6 +419,18 @@ export class OpenComparison {
     return this.ask((s) => s.node(side, nodeName));
   }
 
+  /**
+   * The three-way table (JSON text, byte-identical to `visualquant compare FLOAT A B --json -`) of
+   * this comparison (the float model and version A) and `versionB` (the same float model and version
+   * B), both open on this instance. Each version's weight analysis is made unless weights() made it
+   * before; onProgress as for weights().
+   */
+  threeWay(versionB, { onProgress } = {}) {
+    if (!(versionB instanceof OpenComparison) || versionB.core !== this.core || !versionB.session)
+      throw new VisualQuantError('usage', 'threeWay() takes an open comparison of the same core');
+    return this.ask((s) => s.threeWay(versionB.session, onProgress ?? null));
+  }
+
   /** The quantization lint (JSON text). */
   lint() {
     return this.ask((s) => s.lint());

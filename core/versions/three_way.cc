@@ -1,5 +1,7 @@
 #include "versions/three_way.h"
 
+#include <cstring>
+
 #include "report/compare_report.h"
 #include "report/weights_report.h"
 #include "util/parallel.h"
@@ -33,31 +35,49 @@ std::optional<std::string> three_way_refusal(const Model& hub, const Model& vers
   return std::nullopt;
 }
 
+ThreeWay join_three_way(std::shared_ptr<const Comparison> a, std::shared_ptr<const Comparison> b, nlohmann::ordered_json weights_a,
+                        nlohmann::ordered_json weights_b, nlohmann::ordered_json lint_a, nlohmann::ordered_json lint_b) {
+  for (const Comparison* c : {a.get(), b.get()})
+    if (c->kase != ComparisonCase::FloatVsQuantized)
+      throw Error(ErrorCode::Usage, "a three-way comparison takes a float model and two quantized versions of it: '" + printable(c->float_name) +
+                                        "' and '" + printable(c->quant_name) + "' are not a float model and its quantized version");
+  // Rows join the two alignments through the float model's logical ops: the same file on both
+  // (byte for byte), so the same ops.
+  const SharedBytes &fa = a->float_model.bytes, &fb = b->float_model.bytes;
+  const auto& ga = a->float_graph.ops;
+  const auto& gb = b->float_graph.ops;
+  bool same = fa.size() == fb.size() && (fa.size() == 0 || std::memcmp(fa.data(), fb.data(), fa.size()) == 0) && ga.size() == gb.size();
+  for (std::size_t i = 0; same && i < ga.size(); ++i) same = ga[i].primary == gb[i].primary;
+  if (!same) throw Error(ErrorCode::Usage, "the two versions are not compared with one float model ('" + printable(a->float_name) + "' and '" +
+                                               printable(b->float_name) + "')");
+  ThreeWay t;
+  t.rows = version_rows(*a, *b, entry_sqnr(weights_a), entry_sqnr(weights_b), "A", "B");
+  t.a = std::move(a);
+  t.b = std::move(b);
+  t.weights_a = std::move(weights_a);
+  t.weights_b = std::move(weights_b);
+  t.lint_a = std::move(lint_a);
+  t.lint_b = std::move(lint_b);
+  return t;
+}
+
 ThreeWay run_three_way(Model float_a, Model float_b, Model version_a, Model version_b, const std::string& float_name,
                        const std::string& name_a, const std::string& name_b, bool with_weights) {
   if (const auto why = three_way_refusal(float_a, version_a, version_b, float_name, name_a, name_b)) throw Error(ErrorCode::Usage, *why);
-  ThreeWay t;
   // Both comparisons at once: each is a chain of mostly single-threaded steps (logical graphs,
   // digests, alignment, the lint), and its weight analysis runs on every core anyway.
   Model hubs[2] = {std::move(float_a), std::move(float_b)}, versions[2] = {std::move(version_a), std::move(version_b)};
   const std::string* names[2] = {&name_a, &name_b};
-  std::unique_ptr<Comparison>* into[2] = {&t.a, &t.b};
-  nlohmann::ordered_json* weights[2] = {&t.weights_a, &t.weights_b};
-  nlohmann::ordered_json* lint[2] = {&t.lint_a, &t.lint_b};
+  std::shared_ptr<const Comparison> comparisons[2];
+  nlohmann::ordered_json weights[2], lint[2];
   parallel_for(2, [&](std::size_t i) {
-    *into[i] = run_comparison(std::move(hubs[i]), std::move(versions[i]), float_name, *names[i]);
+    comparisons[i] = run_comparison(std::move(hubs[i]), std::move(versions[i]), float_name, *names[i]);
     if (!with_weights) return;
-    *weights[i] = weights_report(**into[i], WeightAnalysisOptions{}, false);
-    *lint[i] = lint_report(**into[i]);
+    weights[i] = weights_report(*comparisons[i], WeightAnalysisOptions{}, false);
+    lint[i] = lint_report(*comparisons[i]);
   });
-  // Rows join the two alignments through the float model's logical ops: the same ops on both.
-  const auto& ga = t.a->float_graph.ops;
-  const auto& gb = t.b->float_graph.ops;
-  bool same = ga.size() == gb.size();
-  for (std::size_t i = 0; same && i < ga.size(); ++i) same = ga[i].primary == gb[i].primary;
-  if (!same) throw Error(ErrorCode::Usage, "the two loads of the float model differ");
-  t.rows = version_rows(*t.a, *t.b, entry_sqnr(t.weights_a), entry_sqnr(t.weights_b), "A", "B");
-  return t;
+  return join_three_way(std::move(comparisons[0]), std::move(comparisons[1]), std::move(weights[0]), std::move(weights[1]),
+                        std::move(lint[0]), std::move(lint[1]));
 }
 
 }  // namespace vq

@@ -22,8 +22,9 @@
 namespace vq {
 
 struct ThreeWay {
-  // float <-> version A, float <-> version B: the two-way comparisons, each whole.
-  std::unique_ptr<Comparison> a, b;
+  // float <-> version A, float <-> version B: the two-way comparisons, each whole. Shared: the
+  // wasm core's sessions keep theirs open, and a three-way table is joined from two of them.
+  std::shared_ptr<const Comparison> a, b;
   // Each version's weights report (report/weights_report.h, without per-layer detail), made once:
   // the rows' weight figures and the report's "weights" both read it. Null without weights.
   nlohmann::ordered_json weights_a, weights_b;
@@ -36,6 +37,13 @@ struct ThreeWay {
 // CLI asks first, to refuse with its usage exit code.
 std::optional<std::string> three_way_refusal(const Model& hub, const Model& version_a, const Model& version_b,
                                              const std::string& hub_name, const std::string& name_a, const std::string& name_b);
+
+// The rows of two open comparisons of one float model (each version's weights report and lint
+// given, or null without weights): what run_three_way does after its two comparisons, and what the
+// wasm core does with two comparisons it already holds. Throws a Usage error when the two are not
+// of one float model, or either is not a float model and a quantized version of it.
+ThreeWay join_three_way(std::shared_ptr<const Comparison> a, std::shared_ptr<const Comparison> b, nlohmann::ordered_json weights_a,
+                        nlohmann::ordered_json weights_b, nlohmann::ordered_json lint_a, nlohmann::ordered_json lint_b);
 
 // The two versions are compared side by side (one thread each natively: most of a comparison's
 // steps run on one core). The float model is loaded once per version (a Model is not copied: each

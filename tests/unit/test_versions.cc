@@ -49,7 +49,9 @@ std::vector<Triple> triples() {
                                                                               {"ort_matmulnbits_4bit", "ort_qdq_blockwise_int4"},
                                                                               {"torch_transformer_ptq", "ortopt_transformer_ptq"},
                                                                               {"ort_fused_transformer", "ortopt_fused_transformer"},
-                                                                              {"ort_dynamic_mlp", "ortopt_dynamic_mlp"}}) {
+                                                                              {"ort_dynamic_mlp", "ortopt_dynamic_mlp"},
+                                                                              // ONNX Runtime's QDQ vs TensorRT's explicit Q/DQ of one model
+                                                                              {"ort_qdq_cnn_uint8", "vendor_trt_explicit_qdq_cnn"}}) {
     BOOST_REQUIRE_MESSAGE(read_text(p + a + "/float.onnx") == read_text(p + b + "/float.onnx"), a << " and " << b << " share a float model");
     out.push_back({a + "/" + b, p + a + "/float.onnx", p + a + "/quant.onnx", p + b + "/quant.onnx", read_json(p + a + "/truth.json"),
                    read_json(p + b + "/truth.json")});

@@ -34,6 +34,10 @@ before(async () => {
   // Two initialisations of one architecture: not one network (tests/fixtures/versions).
   mkdirSync(path.join(home.workspace, 'wrong'));
   for (const f of ['a.onnx', 'b.onnx']) copyFileSync(path.join(root, 'tests/fixtures/versions/torch_cnn_reinit', f), path.join(home.workspace, 'wrong', f));
+  // One float network and two quantized versions of it (PyTorch eager and FX PTQ): a three-way comparison.
+  mkdirSync(path.join(home.workspace, 'versions'));
+  // (Named apart from cnn/'s files: the Explorer shows both folders' rows at once.)
+  for (const f of ['float.onnx', 'eager_ptq.onnx', 'fx_ptq.onnx']) copyFileSync(path.join(root, 'tests/fixtures/versions/torch_cnn_three_way', f), path.join(home.workspace, 'versions', `net_${f}`));
   // A model cut short: the core's 'truncated'.
   writeFileSync(path.join(home.workspace, 'broken.onnx'), readFileSync(path.join(pairsDir, PAIR, 'float.onnx')).subarray(0, 200));
   // A pair large enough that opening it takes seconds (60,001 QDQ nodes; about 4 s in the extension
@@ -72,16 +76,18 @@ after(async () => {
 const row = (name) => page.locator('.explorer-folders-view .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) });
 
 /**
- * Opens `folder` in the Explorer, selects `first` and then `second` (Ctrl-click), right-clicks and
- * runs Compare Quantization from the context menu (a screenshot of the menu when `menuShot` names one).
+ * Opens `folder` in the Explorer, selects `files` in order (the first clicked, the others
+ * Ctrl-clicked), right-clicks the last and runs Compare Quantization from the context menu (a
+ * screenshot of the menu when `menuShot` names one).
  */
-async function compareFromExplorer(folder, first, second, menuShot = null) {
+async function compareFromExplorer(folder, files, menuShot = null) {
+  const last = files[files.length - 1];
   await row(folder).click();
-  await row(second).waitFor();
-  await row(first).click();
-  await row(second).click({ modifiers: ['Control'] });
-  await page.waitForFunction(() => document.querySelectorAll('.explorer-folders-view .monaco-list-row[aria-selected="true"]').length === 2);
-  await row(second).click({ button: 'right' });
+  await row(last).waitFor();
+  await row(files[0]).click();
+  for (const f of files.slice(1)) await row(f).click({ modifiers: ['Control'] });
+  await page.waitForFunction((n) => document.querySelectorAll('.explorer-folders-view .monaco-list-row[aria-selected="true"]').length === n, files.length);
+  await row(last).click({ button: 'right' });
   const item = page.locator('.monaco-menu .action-label', { hasText: /^Compare Quantization$/ });
   try {
     await item.waitFor({ timeout: 15000 });
@@ -136,7 +142,7 @@ let compare, lastSelection, lastCameras;
 const cameras = (frame) => frame.evaluate(() => ['float', 'quant'].map((s) => document.querySelector(`#graph-${s} .graph-canvas`).dataset.transform));
 
 test('Explorer: two .onnx files selected, right-click, Compare Quantization opens both graphs', async () => {
-  await compareFromExplorer('cnn', 'float.onnx', 'quant.onnx', '02-context-menu');
+  await compareFromExplorer('cnn', ['float.onnx', 'quant.onnx'], '02-context-menu');
   compare = await webviewFrame(page, () => document.body.dataset.state === 'ready' && !!document.getElementById('graph-float'), 120000);
   for (const side of ['float', 'quant']) {
     const ids = await compare.$$eval(`#graph-${side} li[data-id]`, (lis) => lis.map((li) => li.dataset.id));
@@ -450,7 +456,7 @@ test('external data that is a symbolic link is refused (unsafe_external_path, as
 });
 
 test('two models that are not one network: the webview says so above the graphs, names them A and B, and compares no weights', async () => {
-  await compareFromExplorer('wrong', 'a.onnx', 'b.onnx');
+  await compareFromExplorer('wrong', ['a.onnx', 'b.onnx']);
   let wrong;
   try {
     wrong = await webviewFrame(page, () => document.body.dataset.state === 'ready' && document.getElementById('name-float')?.textContent === 'a.onnx', 120000);
@@ -468,4 +474,31 @@ test('two models that are not one network: the webview says so above the graphs,
   await page.locator('.statusbar-item', { hasText: 'weights not compared: not the same network' }).first().waitFor({ timeout: 30000 });
   assert.deepEqual(await violations(wrong), []);
   await shot(page, '16-not-the-same-network');
+});
+
+test('three models selected: a three-way comparison, three linked panes and the Versions tab', async () => {
+  // Selected with a version first: the core finds the float model; A and B keep the order selected.
+  await compareFromExplorer('versions', ['net_eager_ptq.onnx', 'net_float.onnx', 'net_fx_ptq.onnx']);
+  let three;
+  try {
+    three = await webviewFrame(page, () => document.body.dataset.state === 'ready' && document.getElementById('name-version')?.textContent === 'net_fx_ptq.onnx', 120000);
+  } finally {
+    await shot(page, '17-three-way');
+  }
+  assert.equal(await three.textContent('#name-float'), 'net_float.onnx');
+  assert.equal(await three.textContent('#name-quant'), 'net_eager_ptq.onnx');
+  assert.equal(await three.isVisible('#pane-version'), true);
+  assert.match(await three.textContent('#pair-notice'), /^Three-way: versions A \(net_eager_ptq\.onnx\) and B \(net_fx_ptq\.onnx\)/);
+  await clickNode(three, 'float', '/stem/conv/Conv');
+  await three.waitForFunction(() => document.querySelectorAll('#graph-version li[aria-selected="true"]').length > 0);
+  assert.deepEqual(await selected(three, 'graph-quant'), ['/stem/conv/Conv']);
+  assert.deepEqual(await selected(three, 'graph-version'), ['/conv/Conv']);
+  await clickNode(three, 'version', '/conv/Relu');
+  await three.waitForFunction(() => [...document.querySelectorAll('#graph-float li[aria-selected="true"]')].some((li) => li.dataset.id === '/stem/relu/Relu'));
+  assert.deepEqual(await selected(three, 'graph-quant'), ['/stem/conv/Relu']);
+  await three.click('#tab-versions');
+  assert.equal(await three.$$eval('#versions-table tbody tr', (r) => r.length), 10);
+  assert.match(await three.textContent('#versions-table tbody tr:first-child'), /B's output scale is 0\.00156 vs 0\.00544 in A/);
+  assert.deepEqual(await violations(three), []);
+  await shot(page, '17-three-way');
 });

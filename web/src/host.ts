@@ -28,8 +28,8 @@ export interface UiState {
 
 export interface UiHost {
   connection: CoreConnection;
-  /** The pair to open at start: files the host reads itself. */
-  files?: { first: FileReference; second: FileReference };
+  /** The pair (or three-way comparison, with `third`) to open at start: files the host reads itself. */
+  files?: { first: FileReference; second: FileReference; third?: FileReference };
   options?: UiOptions;
   theme?: { current(): ThemeName; onChange(listener: () => void): void };
   /** Saves an export (in place of a browser download). */

@@ -9,8 +9,8 @@ import { GroupState } from './model/groups';
 import { pairNotice, sideLetter, sideTitle, weightsTitle } from './model/pair_case';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
-  describeError, type ActivationParams, type SensitivityParams, type CompareReport, type LayoutEdge, type LayoutParams, type LayoutView, type LintFinding, type ProgressMessage,
-  type WeightsReport,
+  describeError, type ActivationParams, type SensitivityParams, type CompareReport, type LayoutEdge, type LayoutParams, type LayoutView, type LintFinding, type PairName,
+  type ProgressMessage, type ThreeWayReport, type WeightsReport,
 } from './protocol/messages';
 import { PageExports } from './export/page_exports';
 import { DetailPanel } from './ui/detail_panel';
@@ -30,6 +30,9 @@ import { bindTabs } from './ui/tabs';
 import { ExportMenu } from './ui/export_menu';
 import { ViewCameras } from './ui/view_cameras';
 import { WorkerConnection } from './worker/worker_connection';
+import { threeWayNotice, versionTag } from './versions/three_way_case';
+import { ThreeWayTable } from './versions/three_way_table';
+import { VersionPane } from './versions/version_pane';
 
 type Selection = Record<Side, number[]> & { primary: { side: Side; index: number } | null };
 /** Why the graphs are drawn anew: new models, another view of them, or groups opened or closed. */
@@ -73,6 +76,17 @@ class App {
   private view: LayoutView = 'logical';
   private groups = new GroupState();
   private bases: Partial<Record<LayoutView, ViewBase>> = {};
+  /**
+   * A three-way comparison's version B: its pane (following the float pane), its pair's report and
+   * view bases (the float model with B), and the three-way table once made. Null reportB: two models.
+   */
+  private readonly version: VersionPane;
+  private readonly versionsTable: ThreeWayTable;
+  private reportB: CompareReport | null = null;
+  private basesB: Partial<Record<LayoutView, ViewBase>> = {};
+  private threeWay: ThreeWayReport | null = null;
+  /** The selection came from a click in B's pane: B keeps the node clicked, not what the float nodes map to. */
+  private pickedInVersion = false;
   /** The node lists of the drawn comparison are complete (see showComparison). */
   private listed = false;
   private selection: Selection = NO_SELECTION;
@@ -83,7 +97,7 @@ class App {
   private lastNode: { side: Side; id: string } | null = null;
   private running: { id: number | null; abort: AbortController } | null = null;
   private opening = 0;
-  private pendingFiles: { float?: File; quant?: File; external: File[] } = { external: [] };
+  private pendingFiles: { float?: File; quant?: File; version?: File; external: File[] } = { external: [] };
   private themeChoice: ThemeName | null = null;
   /** The host's saved view state, applied to the first comparison drawn. */
   private restored: UiState | null = uiHost()?.state?.restored ?? null;
@@ -94,6 +108,19 @@ class App {
       quant: this.makeView('quant', 'Quantized'),
     };
     this.cameras = new ViewCameras(SIDES.map((s) => this.views[s]), () => byId<HTMLInputElement>('link-views').checked);
+    this.version = new VersionPane(byId('graph-version'), {
+      selected: (floatIds) => this.selectFromVersion(floatIds),
+      moved: (y) => {
+        if (!byId<HTMLInputElement>('link-views').checked) return;
+        const f = this.views.float, cam = f.camera;
+        f.setCamera({ ...cam, ty: f.size.height / 2 - y * cam.scale }, true);
+      },
+      toggleGroup: (group) => void this.toggleVersionGroup(group),
+    });
+    this.versionsTable = new ThreeWayTable(byId<HTMLTableElement>('versions-table'), byId('versions-count'), (row) => {
+      const [first] = row.float_ops;
+      if (first) this.selectId('float', first);
+    });
     this.detail = new DetailPanel(byId('detail'), {
       selectId: (side, id) => this.selectId(side, id),
       loadWeights: (info, host) => void this.loadWeights(info, host),
@@ -150,7 +177,7 @@ class App {
     });
     this.exports = new PageExports(this.core, () => this.report && {
       report: this.report, weights: this.weights, lint: this.lint, activations: this.activationIndex?.report ?? null, coreVersion: this.coreVersion, overlayTitle: OVERLAYS[this.overlay].title,
-      views: this.views, tableCsv: () => this.table.toCsv(),
+      views: this.views, tableCsv: () => this.table.toCsv(), threeWay: this.threeWay, versionsCsv: () => this.versionsTable.toCsv(),
       scope: this.exportMenu.scope, selected: { float: this.selection.float, quant: this.selection.quant },
     }, (text, work) => this.busy(text, work), (message) => this.showError(message, 'export'));
     this.keys = pageShortcuts({
@@ -202,6 +229,7 @@ class App {
       select: (index) => (index === null ? this.setSelection(NO_SELECTION, false) : this.selectNode(side, index)),
       camera: (camera) => {
         this.cameras.sync(this.views[side], camera);
+        if (this.reportB && byId<HTMLInputElement>('link-views').checked) this.version.followCamera(this.views.float.camera, this.views.float.size.height);
         this.persist();
       },
       badgeHover: (edge, x, y) => this.showBadgeTooltip(side, edge, x, y),
@@ -213,13 +241,14 @@ class App {
 
   // ---- opening -----------------------------------------------------------------------------------
   private bindControls() {
-    const pick = (id: string, slot: 'float' | 'quant') => byId<HTMLInputElement>(id).addEventListener('change', (e) => {
+    const pick = (id: string, slot: 'float' | 'quant' | 'version') => byId<HTMLInputElement>(id).addEventListener('change', (e) => {
       const file = (e.target as HTMLInputElement).files?.[0];
       if (file) this.pendingFiles[slot] = file;
       this.openPicked();
     });
     pick('file-float', 'float');
     pick('file-quant', 'quant');
+    pick('file-version', 'version');
     byId<HTMLInputElement>('file-external').addEventListener('change', (e) => {
       this.pendingFiles.external = [...((e.target as HTMLInputElement).files ?? [])];
       this.openPicked();
@@ -273,8 +302,8 @@ class App {
   }
 
   private openPicked() {
-    const { float, quant, external } = this.pendingFiles;
-    if (float && quant) void this.open({ first: float, second: quant, external });
+    const { float, quant, version, external } = this.pendingFiles;
+    if (float && quant) void this.open({ first: float, second: quant, ...(version ? { third: version } : {}), external });
   }
 
   private progress(text: string, fraction?: number) {
@@ -325,7 +354,8 @@ class App {
     this.sensitivity.setPair(false);
     // What is on screen is no longer the pair asked for: 'ready' again once the new one is analysed.
     document.body.dataset.state = 'loading';
-    this.names = { first: nameOf(sources.first), second: nameOf(sources.second) };
+    this.names = { first: nameOf(sources.first), second: sources.third ? `${nameOf(sources.second)} and ${nameOf(sources.third)}` : nameOf(sources.second) };
+    const three = sources.third !== undefined;
     try {
       this.progress(`Reading ${this.names.first} and ${this.names.second}`, 0);
       mark('open');
@@ -338,7 +368,7 @@ class App {
           if (p.stage !== 'reading') {
             if (!read) mark('read');  // the worker has read both files
             read = true;
-            return this.progress('Aligning the two models', 0.35);
+            return this.progress(three ? `Aligning the three models (${p.detail})` : 'Aligning the two models', 0.35);
           }
           this.progress(`Reading ${this.names.first} and ${this.names.second} (${p.detail.replace(/^reading /, '')})`,
             p.fraction === undefined ? undefined : p.fraction * 0.3);
@@ -349,6 +379,9 @@ class App {
       if (ticket !== this.opening) return;
       mark('aligned');
       this.report = opened.report;
+      this.reportB = opened.versionB ?? null;
+      this.threeWay = null;
+      this.basesB = {};
       this.coreVersion = opened.version;
       this.weights = null;
       this.lint = null;
@@ -356,11 +389,12 @@ class App {
       this.activationIndex = null;
       this.groups = new GroupState();
       this.bases = {};
-      this.progress('Laying out both graphs', 0.7);
+      this.progress(three ? 'Laying out the three graphs' : 'Laying out both graphs', 0.7);
       const comparison = await this.layoutFor(this.view, 0.7);
+      const versionB = this.reportB ? await this.layoutFor(this.view, 0.85, 'B') : null;
       if (ticket !== this.opening) return;
       mark('laid-out');
-      this.showComparison(comparison, 'fresh');
+      this.showComparison(comparison, 'fresh', versionB);
       mark('drawn');
       byId('progress').hidden = true;
       this.running = null;
@@ -406,7 +440,7 @@ class App {
       if (ticket !== this.opening) return;
       this.weights = weights;
       this.comparison?.setWeights(weights);
-      byId('tab-layers').textContent = weightsTitle(weights, this.report);
+      byId('tab-layers').textContent = this.layersTitle(weights);
       this.table.setLayers(weights, weights.invalid?.length ?? 0);
       this.activations.setWeights(weights.layers);
       mark('weights');
@@ -421,6 +455,8 @@ class App {
       byId<HTMLButtonElement>('export-json').disabled = false;
       byId<HTMLButtonElement>('export-csv').disabled = false;
       byId<HTMLButtonElement>('export-html').disabled = false;
+      if (this.reportB) await this.loadThreeWay(ticket);
+      if (ticket !== this.opening) return;
       this.repaint();
       this.refreshDetail();
       if (this.listed) document.body.dataset.state = 'ready';
@@ -431,38 +467,70 @@ class App {
     }
   }
 
+  /** The three-way table (both versions' weights and lint): the Versions tab, B's heat and lint overlays. */
+  private async loadThreeWay(ticket: number) {
+    this.versionsTable.set(null);
+    const status = byId('table-status');
+    try {
+      const report = await this.core.request('threeWay', {}, {
+        onProgress: (p) => {
+          if (ticket === this.opening) status.textContent = p.fraction === undefined ? p.detail : `${p.detail}, ${Math.floor(p.fraction * 100)} %`;
+        },
+      }).promise;
+      if (ticket !== this.opening) return;
+      this.threeWay = report;
+      this.versionsTable.set(report);
+      const b = report.versions[1];
+      this.version.setAnalysis(b.weights, b.lint);
+      status.textContent = `${this.lint?.length ?? 0} lint findings in A, ${b.lint?.length ?? 0} in B · ${report.summary.differing} of ${report.summary.rows} rows differ`;
+      mark('versions');
+      this.setSelection(this.selection, false);
+    } catch (e) {
+      if (ticket !== this.opening) return;
+      this.versionsTable.set(`The versions could not be compared. ${e instanceof CoreRequestError ? describeError(e) : String(e)}${this.coreRestarted(e)}`);
+      if (!isCancel(e)) this.showError(`The three-way comparison failed. ${e instanceof CoreRequestError ? describeError(e) : String(e)}`, 'analysis');
+    }
+  }
+
   /**
    * Lays out both graphs of the open pair in `view`, with the groups open as chosen. The first time
    * a view is asked, its nodes and groups come first, not laid out: which group each node is in (a
    * collapsed layout leaves hidden nodes out) and the labels to measure, so that the one layout made
    * has boxes that fit them.
    */
-  private async layoutFor(view: LayoutView, fraction: number): Promise<Comparison> {
-    let base = this.bases[view];
+  private async layoutFor(view: LayoutView, fraction: number, pair: PairName = 'A'): Promise<Comparison> {
+    const bases = pair === 'B' ? this.basesB : this.bases;
+    let base = bases[view];
     if (!base) {
-      const labels = await this.step(fraction, (onProgress) => this.core.request('labels', { view }, { onProgress }));
+      const labels = await this.step(fraction, (onProgress) => this.core.request('labels', { view, ...(pair === 'B' ? { pair } : {}) }, { onProgress }));
       mark('labels');
       const nodes = SIDES.flatMap((side) => labels[side].nodes.map((n) => ({ side, id: n.id, label: n.label })));
-      base = this.bases[view] = { nodeGroups: nodeGroupsOf(labels), nodes, sizes: measureLabels(labels) };
+      base = bases[view] = { nodeGroups: nodeGroupsOf(labels), nodes, sizes: measureLabels(labels) };
     }
-    const params: LayoutParams = { view, ...this.groups.params(), ...base.sizes };
+    const params: LayoutParams = { view, ...this.groups.params(), ...base.sizes, ...(pair === 'B' ? { pair } : {}) };
     const layout = await this.step(fraction, (onProgress) => this.core.request('layout', params, { onProgress }));
-    this.search.setItems(base.nodes);
-    return new Comparison(this.report!, layout, base.nodeGroups);
+    if (pair === 'A') this.search.setItems(base.nodes);
+    return new Comparison(pair === 'B' ? this.reportB! : this.report!, layout, base.nodeGroups);
+  }
+
+  /** The weights tab's title: of version A in a three-way comparison (B's figures are in the Versions tab). */
+  private layersTitle(weights: WeightsReport | null): string {
+    const title = weightsTitle(weights, this.report);
+    return this.reportB ? `Version A: ${title[0].toLowerCase()}${title.slice(1)}` : title;
   }
 
   /** What kind of pair is open, and whether it is one network: said above the graphs, before anything is read. */
   private showPairCase(r: CompareReport) {
-    const notice = pairNotice(r), box = byId('pair-notice');
+    const notice = this.reportB ? threeWayNotice(r, this.reportB) : pairNotice(r), box = byId('pair-notice');
     box.hidden = !notice;
     box.textContent = notice?.text ?? '';
     if (notice) box.dataset.kind = notice.kind;
     else delete box.dataset.kind;
-    byId('tab-layers').textContent = weightsTitle(null, r);
+    byId('tab-layers').textContent = this.layersTitle(null);
     this.search.letters = { float: sideLetter(r, 'float'), quant: sideLetter(r, 'quant') };
   }
 
-  private showComparison(comparison: Comparison, mode: Redraw) {
+  private showComparison(comparison: Comparison, mode: Redraw, versionB: Comparison | null = null) {
     const fresh = mode === 'fresh';
     const previous = this.selection;
     const previousIds = this.comparison ? SIDES.map((s) => previous[s].map((i) => this.comparison!.nodes[s][i].node.id)) : null;
@@ -480,11 +548,12 @@ class App {
     const r = comparison.report;
     if (fresh) this.showPairCase(r);
     for (const side of SIDES) {
-      byId(`tag-${side}`).textContent = sideTitle(r, side);
+      byId(`tag-${side}`).textContent = this.reportB && side === 'quant' ? versionTag('A', r) : sideTitle(r, side);
       byId(`name-${side}`).textContent = r[side].file;
       byId(`count-${side}`).textContent = `${comparison.layout[side].nodes.length} nodes drawn · ${r[side].nodes} in the model`;
       this.views[side].setLayout(comparison.layout[side], []);
     }
+    this.showVersion(versionB, fresh);
     const k = r.summary.by_kind;
     byId('summary').textContent = `${r.summary.entries} matches: ${Object.entries(k).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`).join(', ')} · ` +
       `${r.fusions.length} fusion${r.fusions.length === 1 ? '' : 's'} · mean confidence ${Math.round(r.summary.mean_confidence * 100)} %` +
@@ -492,7 +561,8 @@ class App {
     // Drawn now; 'drawn' (or 'ready', analysed) once the node lists, built after the first frame, are complete.
     document.body.dataset.state = 'drawing';
     this.listed = false;
-    void Promise.all(SIDES.map((side) => this.views[side].listReady)).then(() => {
+    const views = [...SIDES.map((side) => this.views[side]), ...(this.reportB ? [this.version.view] : [])];
+    void Promise.all(views.map((v) => v.listReady)).then(() => {
       if (this.comparison !== comparison) return;
       this.listed = true;
       mark('listed');
@@ -501,6 +571,7 @@ class App {
     this.repaint();
     requestAnimationFrame(() => mark('painted'));  // after this frame's drawing of both graphs
     if (mode !== 'groups') this.cameras.first();
+    if (this.reportB && byId<HTMLInputElement>('link-views').checked) this.version.followCamera(this.views.float.camera, this.views.float.size.height);
     const restored = fresh ? this.restored : null;
     this.restored = null;
     // The host's saved view (the page reloaded): its cameras, and its selection as it was, not scrolled to.
@@ -522,6 +593,57 @@ class App {
     } else {
       this.setSelection(NO_SELECTION, false);
     }
+  }
+
+  /** The third pane and the Versions tab: shown with version B's layout, hidden for two models. */
+  private showVersion(versionB: Comparison | null, fresh: boolean) {
+    const three = versionB !== null && this.reportB !== null;
+    byId('pane-version').hidden = !three;
+    byId('tab-versions').hidden = !three;
+    if (three) byId('graphs').dataset.three = 'true';
+    else delete byId('graphs').dataset.three;
+    if (!three) {
+      this.version.clear();
+      if (byId('tab-versions').getAttribute('aria-selected') === 'true') byId('tab-layers').click();
+      return;
+    }
+    const b = this.reportB!;
+    byId('tag-version').textContent = versionTag('B', b);
+    byId('name-version').textContent = b.quant.file;
+    byId('count-version').textContent = `${versionB.layout.quant.nodes.length} nodes drawn · ${b.quant.nodes} in the model`;
+    if (fresh) this.versionsTable.set(null);
+    this.version.show(b, versionB.layout, this.basesB[this.view]!.nodeGroups, this.comparison!.layout.float, fresh);
+  }
+
+  /** A click in B's pane: the float nodes aligned with B's node are selected (and A's with them); B keeps its node. */
+  private selectFromVersion(floatIds: string[]) {
+    const c = this.comparison;
+    if (!c) return;
+    const picked = new Set<number>();
+    for (const id of floatIds) for (const i of c.indicesOf('float', id)) picked.add(i);
+    const [first] = picked;
+    this.pickedInVersion = true;
+    try {
+      if (first === undefined) this.setSelection(NO_SELECTION, false);
+      else {
+        const s = c.selectionFor('float', first);
+        for (const i of picked) for (const q of c.selectionFor('float', i).quant) if (!s.quant.includes(q)) s.quant.push(q);
+        this.setSelection({ float: [...new Set([...s.float, ...picked])], quant: s.quant, primary: { side: 'float', index: first } }, true);
+      }
+    } finally {
+      this.pickedInVersion = false;
+    }
+  }
+
+  /** A group opened or closed in B's pane: on every pane (groups are name scopes, shared by all three). */
+  private async toggleVersionGroup(group: number) {
+    const layout = this.version.pair?.layout.quant, c = this.comparison;
+    const g = layout?.groups[group];
+    if (!layout || !g || !c) return;
+    const every = [...SIDES.flatMap((s) => c.layout[s].groups.map((x) => x.name)), ...layout.groups.map((x) => x.name)];
+    if (g.state === 'collapsed') this.groups.expand(layout.groups, group, every);
+    else this.groups.collapse(g.name, every);
+    await this.relayout('groups');
   }
 
   private async setView(view: LayoutView) {
@@ -584,12 +706,13 @@ class App {
     const ticket = this.opening;
     this.running = { id: null, abort: new AbortController() };
     try {
-      this.progress('Laying out both graphs', 0.5);
+      this.progress(this.reportB ? 'Laying out the three graphs' : 'Laying out both graphs', 0.5);
       const comparison = await this.layoutFor(this.view, 0.5);
+      const versionB = this.reportB ? await this.layoutFor(this.view, 0.5, 'B') : null;
       if (ticket !== this.opening) return;
       byId('progress').hidden = true;
       this.running = null;
-      this.showComparison(comparison, mode);
+      this.showComparison(comparison, mode, versionB);
     } catch (e) {
       byId('progress').hidden = true;
       this.running = null;
@@ -635,8 +758,18 @@ class App {
     const ids = (side: Side) => (c ? selection[side].map((i) => c.nodes[side][i].node.id) : []);
     status.dataset.float = JSON.stringify(ids('float'));
     status.dataset.quant = JSON.stringify(ids('quant'));
+    // Version B follows the float nodes selected (unless its own click made this selection).
+    const floatIds = c ? selection.float.map((i) => c.nodes.float[i].node.id) : [];
+    if (this.reportB) {
+      const versionIds = this.pickedInVersion ? this.version.selectedIds() : this.version.follow(floatIds, reveal);
+      status.dataset.version = JSON.stringify(versionIds);
+      this.versionsTable.select(floatIds);
+    } else {
+      delete status.dataset.version;
+    }
     if (!c || !selection.primary) {
-      status.textContent = 'Nothing selected';
+      const inB = this.reportB ? this.version.describeSelection() : '';
+      status.textContent = inB ? `B: ${inB} (no float counterpart)` : 'Nothing selected';
       status.dataset.kind = '';
       this.detail.clear();
       this.table.select(null);
@@ -649,7 +782,8 @@ class App {
     const info = c.nodes[selection.primary.side][selection.primary.index];
     const entry = c.entry(info.entry);
     const describe = (side: Side) => selection[side].map((i) => c.nodes[side][i].node.label).join(' + ') || 'nothing';
-    status.textContent = `${describe('float')}  ↔  ${describe('quant')}${entry ? `  (${entry.kind}, ${Math.round(entry.confidence * 100)} %)` : ''}`;
+    const inB = this.reportB ? `  ↔  B: ${this.version.describeSelection() || 'nothing'}` : '';
+    status.textContent = `${describe('float')}  ↔  ${this.reportB ? 'A: ' : ''}${describe('quant')}${inB}${entry ? `  (${entry.kind}, ${Math.round(entry.confidence * 100)} %)` : ''}`;
     status.dataset.kind = entry?.kind ?? info.status;
     this.refreshDetail();
     this.table.select(info.entry);
@@ -696,6 +830,7 @@ class App {
     const hostTheme = uiHost()?.theme?.current();
     document.documentElement.dataset.theme = this.themeChoice ?? hostTheme ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
     for (const s of SIDES) this.views[s].refreshTheme();
+    this.version.refreshTheme();
     this.fusions.refresh();
     this.repaint();
     this.refreshDetail();
@@ -708,6 +843,7 @@ class App {
     if (!c) return;
     const overlay = OVERLAYS[this.overlay];
     const theme = this.theme();
+    if (this.reportB) this.version.repaint(overlay, theme);
     // One counting rule, said in the legend: boxes drawn, per side (the summary counts entries).
     const counts = { float: new Map<string, number>(), quant: new Map<string, number>() };
     for (const side of SIDES) {

@@ -1,16 +1,26 @@
-// The commands: Compare Quantization (two models selected in the Explorer), Compare Quantization…
+// The commands: Compare Quantization (two models selected in the Explorer, or three: a float model
+// and two quantized versions of it), Compare Quantization…
 // (asks for both), Compare with… (a model's counterpart), Swap, and the three exports.
 import * as vscode from 'vscode';
 import type { ExtensionEnv } from '../env';
 import { ComparePanel } from '../editor/compare_panel';
 import type { OnnxViewerProvider } from '../editor/onnx_viewer';
-import { guessOrder } from '../pairing/pairing';
+import { guessOrder, quantHint } from '../pairing/pairing';
 import { isOnnx, pickModel } from './pick';
 
 /** Opens the comparison of two models, float first by their names (the core decides by their content). */
 export function compareFiles(env: ExtensionEnv, a: vscode.Uri, b: vscode.Uri): ComparePanel {
   const [first, second] = guessOrder({ path: a.path, uri: a }, { path: b.path, uri: b });
   return ComparePanel.open(env, [first.uri, second.uri]);
+}
+
+/**
+ * Three models with the one whose name says float first, the others in the order selected: the
+ * core finds the float model by content whatever the order, and the versions' order names A and B.
+ */
+function floatLooking(uris: vscode.Uri[]): vscode.Uri[] {
+  const hub = uris.reduce((best, u) => (quantHint(u.path) < quantHint(best.path) ? u : best), uris[0]);
+  return [hub, ...uris.filter((u) => u !== hub)];
 }
 
 export function registerCommands(env: ExtensionEnv, viewer: OnnxViewerProvider): vscode.Disposable[] {
@@ -38,8 +48,9 @@ export function registerCommands(env: ExtensionEnv, viewer: OnnxViewerProvider):
     vscode.commands.registerCommand('visualquant.compare', async (clicked?: vscode.Uri, selected?: vscode.Uri[]) => {
       const uris = (selected?.length ? selected : clicked ? [clicked] : []).filter(isOnnx);
       if (uris.length === 2) compareFiles(env, uris[0], uris[1]);
+      else if (uris.length === 3) ComparePanel.open(env, floatLooking(uris));
       else if (uris.length === 1) await compareWith(uris[0]);
-      else void vscode.window.showWarningMessage(`Select two .onnx files to compare (${uris.length} selected).`);
+      else void vscode.window.showWarningMessage(`Select two .onnx files to compare, or three (a float model and two quantized versions of it); ${uris.length} selected.`);
     }),
     vscode.commands.registerCommand('visualquant.comparePick', () => compareWith()),
     // From a viewer's title bar or page (its model), the Explorer (the file clicked), or the palette (the viewer shown last).

@@ -1,11 +1,12 @@
-// The comparison tab: a webview panel showing the web UI for two models, its core session in the
+// The comparison tab: a webview panel showing the web UI for two models (or three: a float model
+// and two quantized versions of it, the three-way comparison), its core session in the
 // extension host, the Swap action, the exports, and the status bar's count of damaged layers. The
 // page keeps its view state with setState; a window reload brings the tab back (the serializer).
 import * as vscode from 'vscode';
-import type { ActivationsReport, CompareReport, LintFinding, Method, Result, WeightsReport } from '../../../web/src/protocol/messages';
+import type { ActivationsReport, CompareReport, LintFinding, Method, Result, ThreeWayReport, WeightsReport } from '../../../web/src/protocol/messages';
 import type { ExtensionEnv } from '../env';
 import { htmlReport, type FullReport } from '../../../web/src/export/html_report';
-import { csvReport, jsonReport } from '../export/reports';
+import { csvReport, jsonReport, threeWayCsv, threeWayJson } from '../export/reports';
 import { baseName, referenceTo } from '../host/files';
 import { CoreSession } from '../host/session';
 import { damagedLayers, uiOptionsOf } from '../host/settings';
@@ -23,11 +24,17 @@ export class ComparePanel {
   private version = '';
   private weights: WeightsReport | null = null;
   private activations: ActivationsReport | null = null;
+  /** A three-way comparison's second version's report, and its three-way report once the page asked for it. */
+  private versionB: CompareReport | null = null;
+  private threeWay: ThreeWayReport | null = null;
   /** After a Swap: the float file the core had chosen, to say so if it chooses it again. */
   private swappedFrom: string | null = null;
 
-  /** Opens a new tab comparing two models (the order given to the core: float first by their names). */
-  static open(env: ExtensionEnv, files: [vscode.Uri, vscode.Uri]): ComparePanel {
+  /**
+   * Opens a new tab comparing two models (the order given to the core: float first by their names),
+   * or three (the core finds the float one; the versions are A and B in the order given).
+   */
+  static open(env: ExtensionEnv, files: vscode.Uri[]): ComparePanel {
     const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, titleOf(files), vscode.ViewColumn.Active, env.webviewOptions());
     return new ComparePanel(env, panel, files);
   }
@@ -41,7 +48,7 @@ export class ComparePanel {
     return [...ComparePanel.panels];
   }
 
-  constructor(private readonly env: ExtensionEnv, private readonly panel: vscode.WebviewPanel, private files: [vscode.Uri, vscode.Uri]) {
+  constructor(private readonly env: ExtensionEnv, private readonly panel: vscode.WebviewPanel, private files: vscode.Uri[]) {
     panel.webview.options = env.webviewOptions();
     this.session = new CoreSession(env.workerScript, panel.webview, files, {
       save: (m) => void saveExport(m.name, m.mime, m.base64 !== undefined ? Buffer.from(m.base64, 'base64') : m.text ?? '', this.files[0]),
@@ -69,13 +76,17 @@ export class ComparePanel {
     this.panel.title = titleOf(this.files);
     this.panel.webview.html = pageHtml(this.env.assets('compare', this.panel.webview), {
       page: 'compare',
-      files: { first: referenceTo(this.files[0]), second: referenceTo(this.files[1]) },
+      files: { first: referenceTo(this.files[0]), second: referenceTo(this.files[1]), ...(this.files[2] ? { third: referenceTo(this.files[2]) } : {}) },
       options: uiOptionsOf(this.env.settings()),
     });
   }
 
   /** Gives the core the files in the other order. It decides by content; the order only settles a tie. */
   swap(): void {
+    if (this.files.length === 3) {
+      void vscode.window.showInformationMessage('VisualQuant: a three-way comparison has no sides to swap: the core finds the float model by its content, and A and B are the versions in the order they were selected.');
+      return;
+    }
     this.swappedFrom = this.report?.float.file ?? null;
     this.files = [this.files[1], this.files[0]];
     this.report = null;
@@ -89,7 +100,9 @@ export class ComparePanel {
       this.report = opened.report;
       this.version = opened.version;
       this.activations = null;
-      this.panel.title = `${opened.report.float.file} ↔ ${opened.report.quant.file}`;
+      this.versionB = opened.versionB ?? null;
+      this.threeWay = null;
+      this.panel.title = [opened.report.float.file, opened.report.quant.file, ...(this.versionB ? [this.versionB.quant.file] : [])].join(' ↔ ');
       if (this.swappedFrom !== null && opened.report.float.file === this.swappedFrom) {
         const r = opened.report;
         void vscode.window.showInformationMessage(r.case === 'float_vs_quantized'
@@ -99,6 +112,8 @@ export class ComparePanel {
             'from their content (the less fused one), whatever the order; A and B name the files in the order given.');
       }
       this.swappedFrom = null;
+    } else if (method === 'threeWay') {
+      this.threeWay = result as Result<'threeWay'>;
     } else if (method === 'weights') {
       this.weights = result as Result<'weights'>;
     } else if (method === 'activations') {
@@ -119,11 +134,21 @@ export class ComparePanel {
   }
 
   async export(kind: 'json' | 'csv' | 'html'): Promise<void> {
+    if (this.versionB && kind !== 'html') return this.exportThreeWay(kind);
     const full = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'VisualQuant: preparing the report' }, () => this.fullReport());
     const base = full.report.float.file.replace(/\.onnx$/i, '');
     if (kind === 'json') await saveExport(`${base}-compare.json`, 'application/json', jsonReport(full), this.files[0]);
     else if (kind === 'csv') await saveExport(`${base}-layers.csv`, 'text/csv', csvReport(full), this.files[0]);
     else await saveExport(`${base}-report.html`, 'text/html', htmlReport(full, this.env.settings(), this.version), this.files[0]);
+  }
+
+  /** A three-way comparison's JSON (its report) and CSV (the Versions table), as the page exports them. */
+  private async exportThreeWay(kind: 'json' | 'csv'): Promise<void> {
+    const report = this.threeWay ?? await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'VisualQuant: comparing the versions' },
+      () => this.session.dispatcher.call('threeWay', {}));
+    const base = report.float.file.replace(/\.onnx$/i, '');
+    if (kind === 'json') await saveExport(`${base}-three-way.json`, 'application/json', threeWayJson(report), this.files[0]);
+    else await saveExport(`${base}-versions.csv`, 'text/csv', threeWayCsv(report), this.files[0]);
   }
 
   private focusChanged() {
@@ -170,8 +195,8 @@ export class ComparePanel {
   }
 }
 
-function titleOf(files: [vscode.Uri, vscode.Uri]): string {
-  return `${baseName(files[0])} ↔ ${baseName(files[1])}`;
+function titleOf(files: vscode.Uri[]): string {
+  return files.map(baseName).join(' ↔ ');
 }
 
 /** Brings comparison tabs back after a window reload, from the files the page's saved state names. */
@@ -186,11 +211,16 @@ export class ComparePanelSerializer implements vscode.WebviewPanelSerializer {
         return null;
       }
     })();
-    if (!Array.isArray(refs) || refs.length !== 2 || !refs.every((r) => typeof r === 'string')) {
+    if (!Array.isArray(refs) || (refs.length !== 2 && refs.length !== 3) || !refs.every((r) => typeof r === 'string')) {
       panel.dispose();
       return;
     }
-    const [a, b] = refs.map((r: string) => vscode.Uri.parse(r, true));
+    const uris = refs.map((r: string) => vscode.Uri.parse(r, true));
+    if (uris.length === 3) {
+      new ComparePanel(this.env, panel, uris);
+      return;
+    }
+    const [a, b] = uris;
     const [first, second] = guessOrder({ path: a.path, uri: a }, { path: b.path, uri: b });
     new ComparePanel(this.env, panel, [first.uri, second.uri]);
   }

@@ -10,3 +10,6 @@ export { reportJson as jsonReport } from '../../../web/src/export/report_json';
 export function csvReport({ weights }: FullReport): string {
   return layersToCsv(weights.layers, weights);
 }
+
+export { threeWayCsv } from '../../../web/src/versions/three_way_table';
+export { threeWayJson } from '../../../web/src/export/report_json';

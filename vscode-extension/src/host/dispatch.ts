@@ -41,7 +41,7 @@ export interface DispatchDeps {
 /** Requests that load models: they read files, take long and get a progress notification. */
 const LOADS: ReadonlySet<Method> = new Set<Method>(['open', 'openModel']);
 /** Answers kept for the open pair or model (weightLayer is quick and asked per click). */
-const KEPT: ReadonlySet<Method> = new Set<Method>(['open', 'openModel', 'labels', 'layout', 'layoutModel', 'weights', 'lint']);
+const KEPT: ReadonlySet<Method> = new Set<Method>(['open', 'openModel', 'labels', 'layout', 'layoutModel', 'weights', 'lint', 'threeWay']);
 const MAX_EXTERNAL_FILES = 64;
 
 interface Running {
@@ -172,7 +172,10 @@ export class HostDispatcher {
       const resolve = (f: FileSource) => (isReference(f) ? read.get(f)! : f);
       const external = [...message.params.external, ...extra.map((f) => read.get(f)!)];
       const params = message.method === 'open'
-        ? { first: resolve(message.params.first), second: resolve(message.params.second), external }
+        ? {
+          first: resolve(message.params.first), second: resolve(message.params.second),
+          ...(message.params.third ? { third: resolve(message.params.third) } : {}), external,
+        }
         : { file: resolve(message.params.file), external };
       try {
         return await this.onCore(message.method, params, running, progress, [...read.values()].map((p) => p.bytes));
@@ -230,7 +233,7 @@ export class HostDispatcher {
   }
 
   private modelsOf(message: RequestMessage): FileSource[] {
-    if (message.method === 'open') return [message.params.first, message.params.second];
+    if (message.method === 'open') return [message.params.first, message.params.second, ...(message.params.third ? [message.params.third] : [])];
     if (message.method === 'openModel') return [message.params.file];
     return [];
   }

@@ -15,7 +15,9 @@ setUiHost({
   options: init.options,
   theme: editorTheme(),
   save: (name, data, type) => void saveThroughHost(name, data, type),
-  // The same two files in either order (a swap keeps the view); the cameras move continuously.
-  state: keptState<UiState>(JSON.stringify([init.files.first.ref, init.files.second.ref].sort()), ['cameras']),
+  // The same two files in either order (a swap keeps the view); of three, the versions' order
+  // names A and B, so it is kept. The cameras move continuously.
+  state: keptState<UiState>(JSON.stringify(init.files.third ? [init.files.first.ref, init.files.second.ref, init.files.third.ref]
+    : [init.files.first.ref, init.files.second.ref].sort()), ['cameras']),
 });
 focusGraphWhenShown('#graph-float canvas');

@@ -6,7 +6,7 @@ import type { FileReference, FromCore, LayoutView, ToCore } from '../../../web/s
 
 /** Given to a page in its HTML (body[data-vq-init]). */
 export type PageInit =
-  | { page: 'compare'; files: { first: FileReference; second: FileReference }; options: UiOptions }
+  | { page: 'compare'; files: { first: FileReference; second: FileReference; third?: FileReference }; options: UiOptions }
   | { page: 'viewer'; file: FileReference; view: LayoutView };
 
 export interface SaveMessage {

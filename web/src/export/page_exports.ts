@@ -7,12 +7,12 @@ import { sideTitle } from '../model/pair_case';
 import { uiHost } from '../host';
 import { SIDES, type Side } from '../model/comparison';
 import type { CoreConnection } from '../protocol/connection';
-import type { ActivationsReport, CompareReport, LintFinding, WeightsReport } from '../protocol/messages';
+import type { ActivationsReport, CompareReport, LintFinding, ThreeWayReport, WeightsReport } from '../protocol/messages';
 import { download } from '../ui/dom';
 import { LABEL_SCALE, type GraphView, type Region } from '../ui/graph_view';
 import { damagedSqnrDb } from '../ui/overlays';
 import { htmlReport } from './html_report';
-import { reportJson } from './report_json';
+import { reportJson, threeWayJson } from './report_json';
 import { viewsPng } from './png';
 import { EXPORT_GAP, EXPORT_HEAD, graphsSvg, pageChrome } from './svg';
 import { exportRegions, pngScale, SCOPE_TITLE, type ExportScope } from './export_regions';
@@ -31,6 +31,12 @@ export interface ExportState {
   views: Record<Side, GraphView>;
   /** The layer table as shown (sorted and filtered), as CSV. */
   tableCsv(): string;
+  /**
+   * A three-way comparison's report (null for two models, or until made): the JSON export is it, as
+   * `visualquant compare FLOAT A B --json` writes it, and the CSV export its Versions table.
+   */
+  threeWay: ThreeWayReport | null;
+  versionsCsv(): string;
   /** What the images draw, and the nodes selected per side (layout indices) for the 'selection' scope. */
   scope: ExportScope;
   selected: Record<Side, number[]>;
@@ -47,6 +53,10 @@ export class PageExports {
   async json(): Promise<void> {
     const s = this.state();
     if (!s?.weights || !s.lint) return;
+    if (s.threeWay) {
+      download(`${baseName(s)}-three-way.json`, threeWayJson(s.threeWay), 'application/json');
+      return;
+    }
     // The table keeps only the summary; the report has every layer's detail, analysed again here.
     const bins = uiHost()?.options?.bins;
     const params = bins ? { bins, detail: true } : { detail: true };
@@ -57,7 +67,8 @@ export class PageExports {
 
   csv(): void {
     const s = this.state();
-    if (s) download(`${baseName(s)}-layers.csv`, s.tableCsv(), 'text/csv');
+    if (s?.threeWay) download(`${baseName(s)}-versions.csv`, s.versionsCsv(), 'text/csv');
+    else if (s) download(`${baseName(s)}-layers.csv`, s.tableCsv(), 'text/csv');
   }
 
   /** Both graphs side by side under their title lines, as a PNG (the canvases' drawing, at the screen's resolution). */

@@ -3,7 +3,7 @@
 // another. Every message is plain structured-cloneable data: file bytes travel as ArrayBuffers,
 // transferred, never copied; large results as JSON text.
 import type {
-  CompareReport, InspectReport, InspectValue, LayoutLabelsReport, LayoutPairReport, LayoutReport, LintFinding, NodeReport, VisualQuantErrorCode, WeightLayer,
+  CompareReport, InspectReport, ThreeWayReport, InspectValue, LayoutLabelsReport, LayoutPairReport, LayoutReport, LintFinding, NodeReport, VisualQuantErrorCode, WeightLayer,
   WeightsReport,
 } from 'visualquant-core';
 
@@ -11,7 +11,7 @@ export type {
   ActivationError, ActivationPoint, ActivationsReport, InspectValue, CompareReport, InspectReport, LayoutLabelsReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode,
   LabelledGroup, LabelledNode, LintFinding,
   LogicalOp, MappingEntry, MappingKind, FusionGroup, NodeAttribute, NodeInput, NodeOutput, NodeReport, NodeTensorSummary,
-  TensorQuantization, WeightLayer, WeightsReport, InvalidWeightLayer, QuantParamViolation, ComparisonCase, CompareSide, SameNetworkEvidence, WeightMeasures,
+  TensorQuantization, WeightLayer, WeightsReport, InvalidWeightLayer, ThreeWayReport, ThreeWayRow, ThreeWayCell, QuantParamViolation, ComparisonCase, CompareSide, SameNetworkEvidence, WeightMeasures,
 } from 'visualquant-core';
 
 /** One file handed to the core: its name (as the model refers to it, for external data) and bytes. */
@@ -47,6 +47,12 @@ export const isStream = (f: FileSource): f is FileStream => 'blob' in f || 'url'
 export type LayoutView = 'logical' | 'nodes';
 
 /**
+ * Which open pair a request is about: the float model with version A (the pair; the default) or
+ * with version B (a three-way comparison's second version).
+ */
+export type PairName = 'A' | 'B';
+
+/**
  * What a paired layout is asked for: the view; which name-scope groups are open (`collapsed` with
  * `expanded` naming the open ones; without `collapsed`, all are open); and the label sizes the UI
  * measured, per side, as (width, height) pairs by node index and by group (-1 keeps the core's
@@ -54,6 +60,7 @@ export type LayoutView = 'logical' | 'nodes';
  */
 export interface LayoutParams {
   view: LayoutView;
+  pair?: PairName;
   collapsed?: boolean;
   expanded?: string[];
   floatNodeSizes?: number[];
@@ -64,10 +71,15 @@ export interface LayoutParams {
 
 /** Every request the core answers: its parameters and its result. */
 export interface CoreMethods {
-  /** Loads and aligns the two models (either order) and keeps them open. Replaces an open pair. */
+  /**
+   * Loads and aligns the two models (either order) and keeps them open. Replaces an open pair. With
+   * `third`, a three-way comparison: of the three models the float one is the hub (in any order:
+   * the core tells by their content), the other two are versions A and B in the order given; the
+   * float model and A are the pair (`report`), the float model and B the pair 'B' (`versionB`).
+   */
   open: {
-    params: { first: FileSource; second: FileSource; external: Array<FilePayload | FileStream> };
-    result: { report: CompareReport; version: string };
+    params: { first: FileSource; second: FileSource; third?: FileSource; external: Array<FilePayload | FileStream> };
+    result: { report: CompareReport; version: string; versionB?: CompareReport };
   };
   /** Loads one model (the single-model viewer) and keeps it open; its inspect report. Replaces an open model. */
   openModel: { params: { file: FileSource; external: Array<FilePayload | FileStream> }; result: { inspect: InspectReport; version: string } };
@@ -76,7 +88,12 @@ export interface CoreMethods {
   /** Both graphs laid out side by side (matched ops in shared rows), of the open pair. */
   layout: { params: LayoutParams; result: LayoutPairReport };
   /** Both layout graphs' nodes and groups with their labels, not laid out: measured before the first layout. */
-  labels: { params: { view: LayoutView }; result: LayoutLabelsReport };
+  labels: { params: { view: LayoutView; pair?: PairName }; result: LayoutLabelsReport };
+  /**
+   * The three-way table of an open three-way comparison (the CLI's `compare FLOAT A B --json`):
+   * each version's weight analysis is made first, unless `weights` made it.
+   */
+  threeWay: { params: Record<string, never>; result: ThreeWayReport };
   /** Every aligned weight pair's analysis, ranked worst first (the layer table, the heat overlay): the
    *  table's fields only, unless `detail` (histograms, per-channel series: the JSON export). */
   weights: { params: { bins?: number; detail?: boolean }; result: WeightsReport };
@@ -86,7 +103,7 @@ export interface CoreMethods {
    * One model node's detail (op, attributes, inputs and outputs with types and shapes), by id or unique
    * name: of the open pair's `side`, or without `side` of the single-model viewer's open model.
    */
-  node: { params: { nodeId: string; side?: 'float' | 'quant' }; result: NodeReport };
+  node: { params: { nodeId: string; side?: 'float' | 'quant'; pair?: PairName }; result: NodeReport };
   /** The quantization lint's findings. */
   lint: { params: Record<string, never>; result: LintFinding[] };
   /** The open pair's float model inputs as declared: what input files bind to, which dims need a value. */
@@ -194,7 +211,7 @@ export interface CancelMessage {
 export type ToCore = RequestMessage | CancelMessage;
 
 // ---- core -> UI ----------------------------------------------------------------------------------
-export type ProgressStage = 'starting' | 'reading' | 'loading' | 'aligning' | 'layout' | 'weights' | 'lint' | 'activations' | 'sensitivity';
+export type ProgressStage = 'starting' | 'reading' | 'loading' | 'aligning' | 'layout' | 'weights' | 'lint' | 'activations' | 'sensitivity' | 'versions';
 export interface ProgressMessage {
   type: 'progress';
   id: number;

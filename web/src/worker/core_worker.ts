@@ -13,7 +13,7 @@
 // open is dropped, and the next request runs on a fresh one.
 import { HeapFile, VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison, type VisualQuant } from 'visualquant-core';
 import {
-  BACKGROUND, isReference, isStream, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type Params, type ProgressMessage, type RequestMessage,
+  BACKGROUND, isReference, isStream, type CompareReport, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type PairName, type Params, type ProgressMessage, type RequestMessage,
   type Result, type ToCore,
 } from '../protocol/messages';
 import { runActivationJob } from './activation_job';
@@ -37,6 +37,10 @@ const post = (message: FromCore) => scope.postMessage(message);
 
 let live: LiveCore | null = null;
 let pair: OpenPair | null = null;
+/** A three-way comparison's second pair: the same float model and version B (pair 'B'). */
+let pairB: OpenPair | null = null;
+/** The open three-way table's JSON text, once made. */
+let threeWay: string | null = null;
 /** The single-model viewer's model, loaded once in the core for its layouts and node details. */
 let model: { name: string; views: ModelLayoutViews } | null = null;
 const queue: RequestMessage[] = [];
@@ -62,7 +66,7 @@ function errorOf(e: unknown): CoreError {
 
 /** What a request was doing, with the files it was about: "loading a.onnx and b.onnx". */
 function activityOf(message: RequestMessage): string {
-  if (message.method === 'open') return `loading ${message.params.first.name} and ${message.params.second.name}`;
+  if (message.method === 'open') return `loading ${namesOf([message.params.first, message.params.second, ...(message.params.third ? [message.params.third] : [])])}`;
   if (message.method === 'openModel') return `loading ${message.params.file.name}`;
   const ofModel = message.method === 'layoutModel' || (message.method === 'node' && !message.params.side);
   const subject = ofModel ? model?.name : pair?.names;
@@ -87,14 +91,88 @@ function failureError(failure: VisualQuantInstanceFailure, message: RequestMessa
  */
 function replaceCore() {
   pair = null;
+  pairB = null;
+  threeWay = null;
   model = null;
   live!.start().catch(coreDidNotStart);
 }
 
-function requirePair(): OpenPair {
-  if (!pair) throw Object.assign(new Error('open two models first'), { code: 'no_open_pair' });
-  return pair;
+function requirePair(name: PairName = 'A'): OpenPair {
+  const p = name === 'B' ? pairB : pair;
+  if (!p) throw Object.assign(new Error(name === 'B' ? 'open three models first' : 'open two models first'), { code: 'no_open_pair' });
+  return p;
 }
+
+/** "a.onnx, b.onnx and c.onnx". */
+function namesOf(files: Array<{ name: string }>): string {
+  const names = files.map((f) => f.name);
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** Closes what is open: a comparison's pairs and its three-way table. */
+function closePairs() {
+  pair?.comparison.close();
+  pairB?.comparison.close();
+  pair = pairB = null;
+  threeWay = null;
+}
+
+/** Loads two models and aligns them: an open pair (not yet the worker's own). */
+async function openPair(vq: VisualQuant, first: FileSource, second: FileSource, external: FileSource[], id: number): Promise<OpenPair> {
+  const [a, b, ...rest] = await loadAll(vq, [first, second, ...external], id);
+  progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
+  let comparison;
+  try {
+    comparison = vq.open(a, first.name, b, second.name, externalOf(external, rest));
+  } finally {
+    for (const l of [a, b, ...rest]) if (l instanceof HeapFile) l.free();  // what open() did not take
+  }
+  return { comparison, names: `${first.name} and ${second.name}`, labels: {} };
+}
+
+const usage = (message: string) => Object.assign(new Error(message), { code: 'usage' });
+
+/**
+ * A three-way comparison of three models in any order: the float one is the hub, found by the
+ * core's reading of their content (the first two aligned tell which of them is float, or that both
+ * are quantized, when the third must be). Each pair loads the float model again: a comparison owns
+ * its models. Sets `pair` (float, A) and `pairB` (float, B); versions A and B keep the order given.
+ */
+async function openThreeWay(vq: VisualQuant, files: [FileSource, FileSource, FileSource], external: FileSource[], id: number) {
+  const caseOf = (p: OpenPair) => JSON.parse(p.comparison.report) as Pick<CompareReport, 'case' | 'float' | 'argument_order_swapped'>;
+  const all = namesOf(files);
+  const refuse = (why: string) => usage(`a three-way comparison takes one float model and two quantized versions of it: ${why}`);
+  let a = await openPair(vq, files[0], files[1], external, id);
+  try {
+    let hub: FileSource, versionA: FileSource, versionB: FileSource;
+    const first = caseOf(a);
+    if (first.case === 'float_vs_quantized') {
+      [hub, versionA] = first.argument_order_swapped ? [files[1], files[0]] : [files[0], files[1]];
+      versionB = files[2];
+    } else if (first.case === 'quantized_vs_quantized') {
+      a.comparison.close();
+      [hub, versionA, versionB] = [files[2], files[0], files[1]];
+      a = await openPair(vq, hub, versionA, external, id);
+      const again = caseOf(a);
+      if (again.case !== 'float_vs_quantized' || again.argument_order_swapped) throw refuse(`none of ${all} is float`);
+    } else {
+      throw refuse(`${files[0].name} and ${files[1].name} are both float`);
+    }
+    const b = await openPair(vq, hub, versionB, external, id);
+    const third = caseOf(b);
+    if (third.case !== 'float_vs_quantized' || third.argument_order_swapped) {
+      b.comparison.close();
+      throw refuse(third.case === 'float_vs_float' ? `${versionB.name} is float too` : `${hub.name} and ${versionB.name} are not a float model and its quantized version`);
+    }
+    pair = a;
+    pairB = b;
+    return { hub, versionA, versionB };
+  } catch (e) {
+    if (pair !== a) a.comparison.close();
+    throw e;
+  }
+}
+
 
 function requireModel() {
   if (!model) throw Object.assign(new Error('open a model first'), { code: 'no_open_model' });
@@ -162,6 +240,20 @@ async function loadAll(vq: VisualQuant, files: FileSource[], id: number): Promis
   }
 }
 
+/**
+ * The weight analysis' progress callback: layer by layer, at most ten messages a second, as
+ * "<what>: 12 of 50 layers" with the parameters done as the fraction (the page shows how far it is).
+ */
+function weightsProgress(id: number, stage: ProgressMessage['stage'], what: string) {
+  let shown = 0;
+  return (done: number, layers: number, parametersDone: number, parameters: number) => {
+    const now = performance.now();
+    if (now - shown < 100 && done < layers) return;
+    shown = now;
+    progress(id, stage, `${what}: ${done} of ${layers} layers`, parameters ? parametersDone / parameters : done / Math.max(layers, 1));
+  };
+}
+
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 
 function externalOf(external: FileSource[], loaded: Loaded[]): Record<string, Loaded> {
@@ -177,20 +269,17 @@ type Handler<M extends Method> = (params: Params<M>, id: number, signal: AbortSi
 /** `{"<key>": <the core's JSON text>, "version": "<version>"}` without parsing the text. */
 const withVersion = (key: string, text: string, version: string) => `{"${key}":${text.trimEnd()},"version":${JSON.stringify(version)}}`;
 const handlers: { [M in Method]: Handler<M> } = {
-  async open({ first, second, external }, id) {
+  async open({ first, second, third, external }, id) {
     const vq = live!.current!;
-    pair?.comparison.close();
-    pair = null;
-    const [a, b, ...rest] = await loadAll(vq, [first, second, ...external], id);
-    progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
-    let comparison;
-    try {
-      comparison = vq.open(a, first.name, b, second.name, externalOf(external, rest));
-    } finally {
-      for (const l of [a, b, ...rest]) if (l instanceof HeapFile) l.free();  // what open() did not take
+    closePairs();
+    if (third) {
+      await openThreeWay(vq, [first, second, third], external, id);
+      const [a, b] = [pair!, pairB!];
+      return `{"report":${a.comparison.report.trimEnd()},"versionB":${b.comparison.report.trimEnd()},"version":${JSON.stringify(vq.version)}}`;
     }
-    const opened: OpenPair = { comparison, names: `${first.name} and ${second.name}`, labels: {} };
+    const opened = await openPair(vq, first, second, external, id);
     pair = opened;
+    const comparison = opened.comparison;
     // The page's next request is the labels of its view (the logical one unless the user chose the
     // raw graph): made while the page parses this report, unless another request waits. If the
     // instance fails here, the page's labels request reports it: it finds the instance failed.
@@ -204,26 +293,24 @@ const handlers: { [M in Method]: Handler<M> } = {
     }, 0);
     return withVersion('report', comparison.report, vq.version);
   },
-  layout(params, id) {
-    const p = requirePair();
-    progress(id, 'layout', `laying out both graphs (${params.view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
+  layout({ pair: name, ...params }, id) {
+    const p = requirePair(name);
+    progress(id, 'layout', `laying out ${p.names} (${params.view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
     return p.comparison.layout(params);
   },
-  labels({ view }) {
-    const p = requirePair();
+  labels({ view, pair: name }) {
+    const p = requirePair(name);
     return (p.labels[view] ??= p.comparison.labels({ view }));
+  },
+  threeWay(_params, id) {
+    const a = requirePair(), b = requirePair('B');
+    const onProgress = weightsProgress(id, 'versions', 'analysing weights for the versions table');
+    return (threeWay ??= a.comparison.threeWay(b.comparison, { onProgress }));
   },
   weights({ bins, detail }, id) {
     const p = requirePair();
     progress(id, 'weights', 'analysing every quantized weight');
-    // Layer by layer, at most ten messages a second: the page shows how far it is.
-    let shown = 0;
-    const onProgress = (done: number, layers: number, parametersDone: number, parameters: number) => {
-      const now = performance.now();
-      if (now - shown < 100 && done < layers) return;
-      shown = now;
-      progress(id, 'weights', `analysing weights: ${done} of ${layers} layers`, parameters ? parametersDone / parameters : done / Math.max(layers, 1));
-    };
+    const onProgress = weightsProgress(id, 'weights', 'analysing weights');
     // The table's fields only, kept: one layer's histograms and series come with weightLayer(). The
     // full report (the JSON export) is made when asked.
     if (detail || bins !== undefined) return p.comparison.weights(bins ?? 0, { detail: detail ?? false, onProgress });
@@ -255,8 +342,8 @@ const handlers: { [M in Method]: Handler<M> } = {
     progress(id, 'layout', `laying out ${m.name} (${view === 'nodes' ? 'every node' : 'Q/DQ folded'})`);
     return m.views.view({ view });
   },
-  node({ nodeId, side }) {
-    return side ? requirePair().comparison.node(side, nodeId) : requireModel().views.node(nodeId);
+  node({ nodeId, side, pair: name }) {
+    return side ? requirePair(name).comparison.node(side, nodeId) : requireModel().views.node(nodeId);
   },
   activationInputs() {
     return requirePair().comparison.activationInputs();
