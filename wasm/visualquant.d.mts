@@ -244,6 +244,9 @@ export interface ThreeWayCell {
   output: TensorQuantization | null;
   weight_compared: boolean;
   weight_sqnr_db: number | null;
+  /** Whether both models ran on inputs and the row's output was observed (the command line's run options); null SQNR then: exact. */
+  activation_compared: boolean;
+  activation_sqnr_db: number | null;
 }
 
 export interface ThreeWayRow {
@@ -273,11 +276,13 @@ export interface ThreeWayReport {
     differing: number;
     winners: { A: number; B: number; tie: number; unknown: number };
     winner_rule: string;
+    /** The inputs and runtime both versions ran on, or null when they were not run. */
+    activations: { inputs: { synthetic: boolean; note?: string; samples: string[] }; runtime: Record<string, unknown> } | null;
     disagreement_rule: string;
     same_network: { A: boolean | null; B: boolean | null };
   };
   /** Each version's whole two-way report (float <-> it) with its label, "A" then "B". */
-  versions: Array<CompareReport & { label: 'A' | 'B'; weights: WeightsReport | null; lint: LintFinding[] | null }>;
+  versions: Array<CompareReport & { label: 'A' | 'B'; weights: WeightsReport | null; lint: LintFinding[] | null; activations?: ActivationsReport }>;
   table: ThreeWayRow[];
   /** Row indices of the rows that differ, most different first. */
   where_they_differ: number[];

@@ -62,6 +62,34 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
 
 }  // namespace
 
+nlohmann::ordered_json run_activation_report(const Comparison& c, std::vector<Sample> samples, ActivationOptions options,
+                                             const std::string& engine, const std::string& float_path, const std::string& quant_path,
+                                             const std::vector<std::string>& float_external,
+                                             const std::vector<std::string>& quant_external, std::string& current) {
+  current = "activations";
+  // The runtime reads each model's weights straight from its file (by its name, in its folder),
+  // not from a copy of the model that holds them.
+  options.weights_by_reference = true;
+  options.weights_file_names[0] = base_name(float_path);
+  options.weights_file_names[1] = base_name(quant_path);
+  ActivationSession session(c, std::move(samples), options);
+  RuntimeProcess runtime(engine);
+  {
+    Progress progress;
+    while (const RunRequest* request = session.current()) {
+      progress.show(request->index + 1, session.runs_total(),
+                    request->model_label + " (" + run_kind_name(request->kind) + "), sample " + std::to_string(request->sample));
+      const bool is_float = request->side == ModelSide::Float;
+      current = is_float ? float_path : quant_path;
+      runtime.send(*request, current, is_float ? float_external : quant_external, session.feeds());
+      session.finish_pending();  // the previous run's statistics, while this one runs
+      session.accept(runtime.receive(*request));
+    }
+  }
+  current.clear();
+  return activations_report(session, {c.float_name, c.quant_name, runtime.engine_label()});
+}
+
 int run_activations(const std::vector<std::string>& args) {
   Options o;
   if (const std::string why = parse(args, o); !why.empty()) return usage_error(why);
@@ -84,30 +112,8 @@ int run_activations(const std::vector<std::string>& args) {
       job.comparison = what_if_comparison(*job.comparison, SharedBytes::from_vector(bytes), what_if_label(job.comparison->quant_name, sorted));
       job.quant_path = what_if->path();
     }
-    const Comparison& c = *job.comparison;
-    current = "activations";
-    // The runtime reads each model's weights straight from its file (by its name, in its folder),
-    // not from a copy of the model that holds them.
-    ActivationOptions options = o.session;
-    options.weights_by_reference = true;
-    options.weights_file_names[0] = base_name(job.float_path);
-    options.weights_file_names[1] = base_name(job.quant_path);
-    ActivationSession session(c, std::move(job.samples), options);
-    RuntimeProcess runtime(o.run.engine);
-    {
-      Progress progress;
-      while (const RunRequest* request = session.current()) {
-        progress.show(request->index + 1, session.runs_total(),
-                      request->model_label + " (" + run_kind_name(request->kind) + "), sample " + std::to_string(request->sample));
-        const bool is_float = request->side == ModelSide::Float;
-        current = job.path(is_float);
-        runtime.send(*request, job.path(is_float), job.external(is_float), session.feeds());
-        session.finish_pending();  // the previous run's statistics, while this one runs
-        session.accept(runtime.receive(*request));
-      }
-    }
-    current.clear();
-    const auto report = activations_report(session, {c.float_name, c.quant_name, runtime.engine_label()});
+    const auto report = run_activation_report(*job.comparison, std::move(job.samples), o.session, o.run.engine, job.float_path, job.quant_path,
+                                              job.float_external, job.quant_external, current);
     const int status =
         print_report(o.json_path == "-" ? std::string() : activations_text(terminal_safe(report), o.worst), report, o.json_path);
     if (status != kExitOk) return status;

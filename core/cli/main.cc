@@ -1,7 +1,7 @@
 // visualquant: the command-line face of the core.
 //   visualquant inspect MODEL [--node NAME] [--json] [--max-elements N]
 //   visualquant compare A B [--json FILE]
-//   visualquant compare FLOAT QA QB [--json FILE] [--csv FILE]
+//   visualquant compare FLOAT QA QB [--json FILE] [--csv FILE] [--input ...]... [--samples N] [--engine E]
 //   visualquant weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]
 //   visualquant activations FLOAT QUANT [--input ...]... [--json FILE] [--csv FILE]
 //   visualquant sensitivity FLOAT QUANT [--input ...]... [--target-sqnr DB] [--json FILE] [--out MIXED.onnx]
@@ -51,7 +51,7 @@ const char* kUsage =
     "      --json            print the versioned JSON report instead of the table\n"
     "      --max-elements N  refuse tensors with more than N elements (default 2^34)\n"
     "  compare A B [--json FILE]\n"
-    "  compare FLOAT QA QB [--json FILE] [--csv FILE]\n"
+    "  compare FLOAT QA QB [--json FILE] [--csv FILE] [--input FILE|NAME=FILE|DIR]... [--dim SYMBOL=N]... [--samples N] [--seed N] [--engine node|web]\n"
     "      Align a float model with its quantized version: for every node, which node(s) it became,\n"
     "      how sure, and why; fusions found and verified; what stayed float. Which file is the\n"
     "      quantized one is detected, so the order does not matter.\n"
@@ -65,6 +65,10 @@ const char* kUsage =
     "      better weights, and where and how the two differ most, in words.\n"
     "      --json FILE       also write the versioned JSON report to FILE ('-' for stdout only)\n"
     "      --csv FILE        (three models) also write the side-by-side table as CSV\n"
+    "      --input ..., --dim, --samples N, --seed N, --engine E\n"
+    "                        (three models) run each version and the float model on the same inputs,\n"
+    "                        as for activations: each row gains both versions' activation error at its\n"
+    "                        output, which then decides the row's winner\n"
     "  weights FLOAT QUANT [--layer ID] [--csv FILE] [--json FILE] [--bins N]\n"
     "      What quantization did to every quantized weight: distributions, error (MSE, SQNR,\n"
     "      cosine, error in quantization steps), codes used and clipped, outliers, per channel;\n"
@@ -180,16 +184,32 @@ int run_inspect(const std::vector<std::string>& args) {
 }
 
 // compare FLOAT QA QB: the float model is loaded once per version (each comparison owns its model).
-int run_three_way(const std::vector<std::string>& models, const std::string& json_path, const std::string& csv_path) {
+// With run options (`run`), both versions run against the float model on the same inputs, one
+// after the other: each row gets the activation error at its output, which decides its winner.
+int run_three_way(const std::vector<std::string>& models, const std::string& json_path, const std::string& csv_path,
+                  const std::optional<RunInputs>& run) {
   std::string current;
   return guarded(&current, [&] {
     const auto outputs = output_files({&json_path, &csv_path});
-    check_outputs(outputs, models);
+    std::vector<std::string> inputs = models;
+    if (run)
+      for (const vq::InputArgument& in : run->inputs) inputs.push_back(in.path);
+    check_outputs(outputs, inputs);
     vq::Model fa = load_for_job(models[0], outputs, current), fb = load_for_job(models[0], outputs, current);
     vq::Model qa = load_for_job(models[1], outputs, current), qb = load_for_job(models[2], outputs, current);
     if (const auto why = vq::three_way_refusal(fa, qa, qb, models[0], models[1], models[2])) return usage_error(*why);
-    const vq::ThreeWay t = vq::run_three_way(std::move(fa), std::move(fb), std::move(qa), std::move(qb), base_name(models[0]),
-                                             base_name(models[1]), base_name(models[2]), true);
+    const std::vector<std::string> external[3] = {external_data_files(fa), external_data_files(qa), external_data_files(qb)};
+    vq::ThreeWay t = vq::run_three_way(std::move(fa), std::move(fb), std::move(qa), std::move(qb), base_name(models[0]),
+                                       base_name(models[1]), base_name(models[2]), true);
+    if (run) {
+      // The same samples for both versions (made from the float model: seeded, or the user's files).
+      nlohmann::ordered_json reports[2];
+      const vq::Comparison* versions[2] = {t.a.get(), t.b.get()};
+      for (std::size_t i = 0; i < 2; ++i)
+        reports[i] = run_activation_report(*versions[i], job_samples(*versions[i], *run), vq::ActivationOptions{}, run->engine, models[0],
+                                           models[i + 1], external[0], external[i + 1], current);
+      vq::add_activations(t, std::move(reports[0]), std::move(reports[1]));
+    }
     const auto report = vq::three_way_report(t, true);
     if (!csv_path.empty() && !write_file(csv_path, vq::three_way_csv(report))) return kExitFailed;
     return print_report(vq::three_way_text(terminal_safe(report)), report, json_path);
@@ -199,20 +219,23 @@ int run_three_way(const std::vector<std::string>& models, const std::string& jso
 int run_compare(const std::vector<std::string>& args) {
   std::vector<std::string> models;
   std::string json_path, csv_path;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--json") {
-      if (i + 1 == args.size()) return usage_error("--json needs a file name (or '-')");
-      json_path = args[++i];
-    } else if (args[i] == "--csv") {
-      if (i + 1 == args.size()) return usage_error("--csv needs a file name");
-      csv_path = args[++i];
-    } else if (!args[i].empty() && args[i][0] == '-') {
-      return usage_error("unknown option '" + args[i] + "'");
-    } else {
-      models.push_back(args[i]);
-    }
+  RunInputs run;
+  bool runs = false;  // a run option was given: the three-way comparison runs the models
+  const std::string why = parse_run_command(args, models, run, [&](const std::string& a, const std::string& v) -> std::string {
+    if (a == "--json") json_path = v;
+    else if (a == "--csv") csv_path = v;
+    else return kUnknownOption;
+    return "";
+  });
+  if (!why.empty()) return usage_error(why);
+  for (const std::string& a : args) runs = runs || a == "--input" || a == "--samples" || a == "--seed" || a == "--dim" || a == "--engine";
+  if (runs && models.size() != 3)
+    return usage_error("--input, --samples, --seed, --dim and --engine are for three models (each version's activation error); "
+                       "a pair's is the activations command");
+  if (runs) {
+    if (const std::string bad = check_run_inputs(run); !bad.empty()) return usage_error(bad);
   }
-  if (models.size() == 3) return run_three_way(models, json_path, csv_path);
+  if (models.size() == 3) return run_three_way(models, json_path, csv_path, runs ? std::optional<RunInputs>(run) : std::nullopt);
   if (models.size() != 2) return usage_error("compare needs two models (FLOAT QUANT, or any A B) or three (FLOAT QA QB)");
   if (!csv_path.empty()) return usage_error("--csv is for three models (the side-by-side table); the weights command writes a pair's CSV");
   std::string current;

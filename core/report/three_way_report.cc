@@ -35,7 +35,9 @@ json cell_json(const Comparison& c, const VersionCell& cell) {
           {"weight", tensor_quant(cell.weight)},
           {"output", tensor_quant(cell.output)},
           {"weight_compared", cell.weight_compared},
-          {"weight_sqnr_db", cell.weight_compared ? report_number(cell.weight_sqnr_db) : json(nullptr)}};
+          {"weight_sqnr_db", cell.weight_compared ? report_number(cell.weight_sqnr_db) : json(nullptr)},
+          {"activation_compared", cell.activation_compared},
+          {"activation_sqnr_db", cell.activation_compared ? report_number(cell.activation_sqnr_db) : json(nullptr)}};
 }
 
 // B's scale over A's: of per-tensor scales, their ratio; of per-channel ones listed on both sides
@@ -50,7 +52,7 @@ json scale_ratio(const std::optional<TensorQuantization>& a, const std::optional
   return report_number(r[r.size() / 2]);
 }
 
-json version_json(const Comparison& c, const json& weights, const json& lint, const std::string& label) {
+json version_json(const Comparison& c, const json& weights, const json& lint, const json& activations, const std::string& label) {
   json r = comparison_report(c, false);
   json out;
   out["label"] = label;
@@ -59,6 +61,7 @@ json version_json(const Comparison& c, const json& weights, const json& lint, co
     out["weights"] = weights;
     out["lint"] = lint;
   }
+  if (!activations.is_null()) out["activations"] = activations;
   return out;
 }
 
@@ -69,8 +72,9 @@ json three_way_report(const ThreeWay& t, bool with_analysis) {
   out["report"] = "visualquant.compare";
   out["version"] = kCompareReportVersion;
   out["case"] = "three_way";
-  json versions = json::array({version_json(*t.a, with_analysis ? t.weights_a : json(), t.lint_a, "A"),
-                               version_json(*t.b, with_analysis ? t.weights_b : json(), t.lint_b, "B")});
+  json versions = json::array({version_json(*t.a, with_analysis ? t.weights_a : json(), t.lint_a, t.activations_a, "A"),
+                               version_json(*t.b, with_analysis ? t.weights_b : json(), t.lint_b, t.activations_b, "B")});
+  const bool ran = !t.activations_a.is_null() && !t.activations_b.is_null();
   out["float"] = versions[0]["float"];
   out["float"]["label"] = "float";
   out["float"]["argument"] = 1;
@@ -118,11 +122,13 @@ json three_way_report(const ThreeWay& t, bool with_analysis) {
   out["summary"] = {{"rows", t.rows.size()},
                     {"differing", differing},
                     {"winners", std::move(winners)},
-                    {"winner_rule", "per row: the higher weight SQNR (a tie within 0.5 dB), else the version that kept the weight in float; "
-                                    "unknown without a weight figure on both sides"},
+                    {"winner_rule", "per row: the higher activation SQNR at the row's output when both models ran on inputs and both "
+                                    "outputs were observed, else the higher weight SQNR (a tie within 0.5 dB), else the version that kept "
+                                    "the weight in float; unknown without a figure on both sides"},
+                    {"activations", ran ? json({{"inputs", t.activations_a["inputs"]}, {"runtime", t.activations_a["runtime"]}}) : json(nullptr)},
                     {"disagreement_rule", "the sum of the differences' strengths: an op missing 30, another weight type 20, quantized "
                                           "against float 15, a fusion made by one only 10, granularity 8, an output type 5, the form 3, "
-                                          "the weight SQNR gap in dB from 3 dB (at most 40), an output scale ratio beyond 1.25x 6 per doubling"},
+                                          "the activation and the weight SQNR gaps in dB from 3 dB (at most 40 each), an output scale ratio beyond 1.25x 6 per doubling"},
                     {"same_network", {{"A", versions[0]["summary"]["same_network"]}, {"B", versions[1]["summary"]["same_network"]}}}};
   out["versions"] = std::move(versions);
   out["table"] = std::move(table);
@@ -148,7 +154,13 @@ std::string three_way_text(const json& r) {
   }
   const json& w = s["winners"];
   out << "\nrows: " << s["rows"].get<std::size_t>() << " groups of float ops, " << s["differing"].get<std::size_t>()
-      << " where A and B differ\nbetter weights: A in " << w["A"].get<std::size_t>() << ", B in " << w["B"].get<std::size_t>() << ", tie in "
+      << " where A and B differ\n";
+  if (s["activations"].is_null())
+    out << "activations: not run (give --input files or --samples N to compare each version's activation error)\n";
+  else
+    out << "activations: both versions run on the same inputs (" << s["activations"]["runtime"]["engine"].get<std::string>() << ")"
+        << (s["activations"]["inputs"]["synthetic"].get<bool>() ? "; synthetic inputs: directional only" : "") << "\n";
+  out << (s["activations"].is_null() ? "better weights" : "better (activations, else weights)") << ": A in " << w["A"].get<std::size_t>() << ", B in " << w["B"].get<std::size_t>() << ", tie in "
       << w["tie"].get<std::size_t>() << ", unknown in " << w["unknown"].get<std::size_t>() << "\n";
   out << "\nwhere they differ most:\n";
   std::size_t shown = 0;
@@ -168,7 +180,7 @@ std::string three_way_text(const json& r) {
 std::string three_way_csv(const json& r) {
   std::ostringstream out;
   out << "row,float_ops,A_ops,A_form,A_weight_type,A_granularity,A_weight_sqnr_db,B_ops,B_form,B_weight_type,B_granularity,"
-         "B_weight_sqnr_db,weight_scale_ratio,output_scale_ratio,winner,disagreement,differences\n";
+         "B_weight_sqnr_db,weight_scale_ratio,output_scale_ratio,winner,disagreement,differences,A_activation_sqnr_db,B_activation_sqnr_db\n";
   auto join = [](const json& a) {
     std::string s;
     for (const json& v : a) s += (s.empty() ? "" : " + ") + v.get<std::string>();
@@ -195,7 +207,12 @@ std::string three_way_csv(const json& r) {
     for (const json& d : row["differences"]) differences += (differences.empty() ? "" : "; ") + d.get<std::string>();
     out << "," << number(row["weight_scale_ratio"]) << "," << number(row["output_scale_ratio"]) << ","
         << text(row["winner"].is_null() ? std::string("unknown") : row["winner"].get<std::string>()) << ","
-        << number(row["disagreement"]) << "," << text(differences) << "\n";
+        << number(row["disagreement"]) << "," << text(differences);
+    for (const char* side : {"A", "B"}) {
+      const json& c = row[side];
+      out << "," << (c["activation_compared"].get<bool>() && c["activation_sqnr_db"].is_null() ? std::string("inf") : number(c["activation_sqnr_db"]));
+    }
+    out << "\n";
   }
   return out.str();
 }

@@ -22,6 +22,25 @@ EntrySqnr entry_sqnr(const nlohmann::ordered_json& w) {
   return out;
 }
 
+// A version's activation SQNR per entry: each point's accumulated figure for the entries whose
+// output it is (null: exact, unless values were not finite: then not compared).
+EntrySqnr activation_sqnr(const nlohmann::ordered_json& report) {
+  EntrySqnr out;
+  if (report.is_null()) return out;
+  for (const auto& p : report["points"]) {
+    const auto& acc = p["accumulated"];
+    if (acc.value("nonfinite", 0) > 0) continue;
+    const auto& db = acc["sqnr_db"];
+    for (const auto& e : p["entries"]) out[e.get<std::size_t>()] = db.is_number() ? std::optional<double>(db.get<double>()) : std::nullopt;
+  }
+  return out;
+}
+
+// What the rows are made from: the weights reports' and the activations reports' figures.
+VersionFigures figures_of(const nlohmann::ordered_json& weights, const nlohmann::ordered_json& activations) {
+  return {entry_sqnr(weights), activation_sqnr(activations), !activations.is_null()};
+}
+
 }  // namespace
 
 std::optional<std::string> three_way_refusal(const Model& hub, const Model& version_a, const Model& version_b,
@@ -51,7 +70,7 @@ ThreeWay join_three_way(std::shared_ptr<const Comparison> a, std::shared_ptr<con
   if (!same) throw Error(ErrorCode::Usage, "the two versions are not compared with one float model ('" + printable(a->float_name) + "' and '" +
                                                printable(b->float_name) + "')");
   ThreeWay t;
-  t.rows = version_rows(*a, *b, entry_sqnr(weights_a), entry_sqnr(weights_b), "A", "B");
+  t.rows = version_rows(*a, *b, figures_of(weights_a, nullptr), figures_of(weights_b, nullptr), "A", "B");
   t.a = std::move(a);
   t.b = std::move(b);
   t.weights_a = std::move(weights_a);
@@ -59,6 +78,12 @@ ThreeWay join_three_way(std::shared_ptr<const Comparison> a, std::shared_ptr<con
   t.lint_a = std::move(lint_a);
   t.lint_b = std::move(lint_b);
   return t;
+}
+
+void add_activations(ThreeWay& t, nlohmann::ordered_json activations_a, nlohmann::ordered_json activations_b) {
+  t.activations_a = std::move(activations_a);
+  t.activations_b = std::move(activations_b);
+  t.rows = version_rows(*t.a, *t.b, figures_of(t.weights_a, t.activations_a), figures_of(t.weights_b, t.activations_b), "A", "B");
 }
 
 ThreeWay run_three_way(Model float_a, Model float_b, Model version_a, Model version_b, const std::string& float_name,

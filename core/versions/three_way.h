@@ -29,6 +29,9 @@ struct ThreeWay {
   // the rows' weight figures and the report's "weights" both read it. Null without weights.
   nlohmann::ordered_json weights_a, weights_b;
   nlohmann::ordered_json lint_a, lint_b;  // each version's quantization lint (null without weights)
+  // Each version's activation comparison (report/activations_report.h) on the same inputs; null
+  // when the models were not run.
+  nlohmann::ordered_json activations_a, activations_b;
   std::vector<VersionRow> rows;  // float model order
 };
 
@@ -44,6 +47,11 @@ std::optional<std::string> three_way_refusal(const Model& hub, const Model& vers
 // of one float model, or either is not a float model and a quantized version of it.
 ThreeWay join_three_way(std::shared_ptr<const Comparison> a, std::shared_ptr<const Comparison> b, nlohmann::ordered_json weights_a,
                         nlohmann::ordered_json weights_b, nlohmann::ordered_json lint_a, nlohmann::ordered_json lint_b);
+
+// The rows again with each version's activation comparison (the activations reports of float <->
+// A and float <-> B on the same inputs): each row gains the activation SQNR at its output, and the
+// winner is decided by it where both versions' outputs were observed.
+void add_activations(ThreeWay& t, nlohmann::ordered_json activations_a, nlohmann::ordered_json activations_b);
 
 // The two versions are compared side by side (one thread each natively: most of a comparison's
 // steps run on one core). The float model is loaded once per version (a Model is not copied: each

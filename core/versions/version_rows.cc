@@ -43,7 +43,8 @@ std::string form_of(const Model& m, const std::vector<NodeId>& nodes) {
   return kNames[best];
 }
 
-VersionCell cell_of(const Comparison& c, const std::vector<std::size_t>& entries, std::size_t row_float_ops, const EntrySqnr& sqnr) {
+VersionCell cell_of(const Comparison& c, const std::vector<std::size_t>& entries, std::size_t row_float_ops, const VersionFigures& figures) {
+  const EntrySqnr& sqnr = figures.weights;
   VersionCell cell;
   cell.entries = entries;
   std::vector<NodeId> nodes;
@@ -59,6 +60,12 @@ VersionCell cell_of(const Comparison& c, const std::vector<std::size_t>& entries
       cell.weight_sqnr_db = it->second;
     }
   }
+  // The row's output: of its entries observed, the last in the mapping (the float model's order).
+  for (auto e = entries.rbegin(); e != entries.rend() && !cell.activation_compared; ++e)
+    if (const auto it = figures.activations.find(*e); it != figures.activations.end()) {
+      cell.activation_compared = true;
+      cell.activation_sqnr_db = it->second;
+    }
   std::sort(cell.quant_ops.begin(), cell.quant_ops.end(),
             [&](LogicalId x, LogicalId y) { return c.quant_graph.ops[x].primary < c.quant_graph.ops[y].primary; });
   cell.quant_ops.erase(std::unique(cell.quant_ops.begin(), cell.quant_ops.end()), cell.quant_ops.end());
@@ -134,6 +141,17 @@ std::vector<Difference> differences(const Comparison& c, const VersionRow& r, co
   } else if (a.weight.has_value() != b.weight.has_value() && (a.weight_kept_float || b.weight_kept_float)) {
     out.push_back({15, (a.weight ? lb : la) + " kept the weight of " + what + " in float"});
   }
+  if (a.activation_compared && b.activation_compared) {
+    const double sa = a.activation_sqnr_db.value_or(INFINITY), sb = b.activation_sqnr_db.value_or(INFINITY);
+    const double gap = std::isinf(sa) && std::isinf(sb) ? 0 : std::fabs(sa - sb);
+    if (gap >= 3) {
+      auto db = [](const std::optional<double>& v) { return v ? fixed(*v, 1) + " dB" : std::string("exact"); };
+      const bool a_worse = sa < sb;
+      out.push_back({std::min(40.0, gap), (a_worse ? la : lb) + "'s output is further from the float model's: activation SQNR " +
+                                              db(a_worse ? a.activation_sqnr_db : b.activation_sqnr_db) + " vs " +
+                                              db(a_worse ? b.activation_sqnr_db : a.activation_sqnr_db) + " in " + (a_worse ? lb : la)});
+    }
+  }
   if (a.weight_compared && b.weight_compared) {
     const double sa = a.weight_sqnr_db.value_or(INFINITY), sb = b.weight_sqnr_db.value_or(INFINITY);
     const double gap = std::isinf(sa) && std::isinf(sb) ? 0 : std::fabs(sa - sb);
@@ -163,8 +181,17 @@ std::vector<Difference> differences(const Comparison& c, const VersionRow& r, co
   return out;
 }
 
-void decide_winner(VersionRow& r, const std::string& la, const std::string& lb) {
+void decide_winner(VersionRow& r, const std::string& la, const std::string& lb, bool activations_run) {
   const VersionCell &a = r.a, &b = r.b;
+  // What the output carries decides first: the activation error at the row's output, which holds
+  // the weight's error and every other.
+  if (a.activation_compared && b.activation_compared) {
+    const double sa = a.activation_sqnr_db.value_or(INFINITY), sb = b.activation_sqnr_db.value_or(INFINITY);
+    auto db = [](const std::optional<double>& v) { return v ? fixed(*v, 1) + " dB" : std::string("exact"); };
+    r.winner = (std::isinf(sa) && std::isinf(sb)) || std::fabs(sa - sb) < 0.5 ? "tie" : sa > sb ? la : lb;
+    r.winner_reason = "activation SQNR at the output " + db(a.activation_sqnr_db) + " (" + la + ") vs " + db(b.activation_sqnr_db) + " (" + lb + ")";
+    return;
+  }
   if (a.weight_compared && b.weight_compared) {
     const double sa = a.weight_sqnr_db.value_or(INFINITY), sb = b.weight_sqnr_db.value_or(INFINITY);
     auto db = [](const std::optional<double>& v) { return v ? fixed(*v, 1) + " dB" : std::string("lossless"); };
@@ -184,13 +211,14 @@ void decide_winner(VersionRow& r, const std::string& la, const std::string& lb) 
     return;
   }
   r.winner.clear();
-  r.winner_reason = "unknown: no weight figure on both sides (activation error needs a run with inputs)";
+  r.winner_reason = activations_run ? "unknown: no weight figure on both sides, and the activation comparison did not observe this output in both"
+                                    : "unknown: no weight figure on both sides (activation error needs a run with inputs)";
 }
 
 }  // namespace
 
-std::vector<VersionRow> version_rows(const Comparison& a, const Comparison& b, const EntrySqnr& sqnr_a, const EntrySqnr& sqnr_b,
-                                     const std::string& label_a, const std::string& label_b) {
+std::vector<VersionRow> version_rows(const Comparison& a, const Comparison& b, const VersionFigures& figures_a,
+                                     const VersionFigures& figures_b, const std::string& label_a, const std::string& label_b) {
   const std::size_t n = a.float_graph.ops.size();
   Groups groups(n);
   for (const Comparison* c : {&a, &b})
@@ -212,9 +240,9 @@ std::vector<VersionRow> version_rows(const Comparison& a, const Comparison& b, c
   for (auto& [root, row] : rows) {
     std::sort(row.float_ops.begin(), row.float_ops.end(),
               [&](LogicalId x, LogicalId y) { return a.float_graph.ops[x].primary < a.float_graph.ops[y].primary; });
-    row.a = cell_of(a, entries_a[root], row.float_ops.size(), sqnr_a);
-    row.b = cell_of(b, entries_b[root], row.float_ops.size(), sqnr_b);
-    decide_winner(row, label_a, label_b);
+    row.a = cell_of(a, entries_a[root], row.float_ops.size(), figures_a);
+    row.b = cell_of(b, entries_b[root], row.float_ops.size(), figures_b);
+    decide_winner(row, label_a, label_b, figures_a.activations_run && figures_b.activations_run);
     for (const Difference& d : differences(a, row, label_a, label_b)) {
       row.disagreement += d.strength;
       row.differences.push_back(d.words);

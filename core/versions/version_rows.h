@@ -17,8 +17,17 @@
 
 namespace vq {
 
-// A version's weight SQNR per alignment entry (the weights report's figure; nullopt: lossless).
+// A version's SQNR per alignment entry (nullopt: lossless, or exact).
 using EntrySqnr = std::map<std::size_t, std::optional<double>>;
+
+// What was measured of one version, by its alignment entries: the weight SQNR (the weights
+// report's figure) and, when both models ran on inputs, the activation SQNR of each entry's output
+// accumulated from the model inputs (the activations report's, versions/version_activations.h).
+struct VersionFigures {
+  EntrySqnr weights;
+  EntrySqnr activations;
+  bool activations_run = false;
+};
 
 struct VersionCell {
   std::vector<std::size_t> entries;      // the version's alignment entries in the row
@@ -32,12 +41,14 @@ struct VersionCell {
   std::optional<TensorQuantization> weight, output;  // of the row's weighted op; of its last op
   bool weight_compared = false;          // the weights report has this row's weight
   std::optional<double> weight_sqnr_db;  // when compared: nullopt is lossless
+  bool activation_compared = false;          // the activation comparison observed the row's output
+  std::optional<double> activation_sqnr_db;  // when compared: nullopt is exact
 };
 
 struct VersionRow {
   std::vector<LogicalId> float_ops;  // model order
   VersionCell a, b;
-  // "A", "B", "tie" (within 0.5 dB) or "" (unknown: no weight figure on both sides, and activations not run)
+  // "A", "B", "tie" (within 0.5 dB) or "" (unknown: no activation or weight figure on both sides)
   std::string winner;
   std::string winner_reason;
   // How much the two versions differ here: the sum of the differences' strengths (version_rows.cc).
@@ -46,7 +57,7 @@ struct VersionRow {
 };
 
 // `a` and `b` are float <-> version comparisons of the same float model.
-std::vector<VersionRow> version_rows(const Comparison& a, const Comparison& b, const EntrySqnr& sqnr_a, const EntrySqnr& sqnr_b,
-                                     const std::string& label_a, const std::string& label_b);
+std::vector<VersionRow> version_rows(const Comparison& a, const Comparison& b, const VersionFigures& figures_a,
+                                     const VersionFigures& figures_b, const std::string& label_a, const std::string& label_b);
 
 }  // namespace vq

@@ -403,7 +403,7 @@ test('drag and drop: two models with an external-data file; without it, the erro
   assert.equal(await page.$$eval('#layer-table tbody tr', (trs) => trs.length), ref.weights.layers.length);
   // One model alone is refused with a message.
   await dropFiles(page, [f]);
-  assert.match(await page.textContent('#error'), /Drop exactly two \.onnx models/);
+  assert.match(await page.textContent('#error'), /Drop two \.onnx models, or three \(a float model and two quantized versions of it\)/);
   await assertClean(page);
   await page.close();
 });
