@@ -222,15 +222,23 @@ class Session : public ExternalFiles {
   // The three-way table of this comparison (float <-> version A) and `other`'s (the same float
   // model <-> version B), byte-identical to `visualquant compare FLOAT A B --json -`: each
   // version's weights and lint are made here unless made before (the page asked for A's already).
-  // `progress` as for weights(), over B's analysis (A's is usually done).
-  CallResult threeWay(Session& other, emscripten::val progress) {
+  // `progress` as for weights(), over B's analysis (A's is usually done). `activations_a` and
+  // `activations_b`: each version's activations report (JSON text, activationsReport()'s) on the same
+  // inputs, or both empty: the rows then decide by the weights alone.
+  CallResult threeWay(Session& other, emscripten::val progress, const std::string& activations_a, const std::string& activations_b) {
     return with_comparison([&](const vq::Comparison&) {
       if (!other.comparison_) throw vq::Error(vq::ErrorCode::Usage, "open() version B's comparison first");
       const vq::WeightsProgressFn report_progress = weights_progress(progress);
       const auto& weights_a = summary_weights(report_progress);
       const auto& weights_b = other.summary_weights(report_progress);
-      const vq::ThreeWay t = vq::join_three_way(comparison_, other.comparison_, weights_a, weights_b, vq::lint_report(*comparison_),
-                                                vq::lint_report(*other.comparison_));
+      vq::ThreeWay t = vq::join_three_way(comparison_, other.comparison_, weights_a, weights_b, vq::lint_report(*comparison_),
+                                          vq::lint_report(*other.comparison_));
+      if (activations_a.empty() != activations_b.empty()) throw vq::Error(vq::ErrorCode::Usage, "give both versions' activations reports, or neither");
+      if (!activations_a.empty()) {
+        auto a = nlohmann::ordered_json::parse(activations_a, nullptr, false), b = nlohmann::ordered_json::parse(activations_b, nullptr, false);
+        if (!a.is_object() || !b.is_object()) throw vq::Error(vq::ErrorCode::Usage, "an activations report is not JSON");
+        vq::add_activations(t, std::move(a), std::move(b));
+      }
       return vq::dump_report(vq::three_way_report(t, true));
     });
   }

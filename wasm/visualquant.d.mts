@@ -693,7 +693,11 @@ export class OpenComparison {
   /** JSON text of the LintFinding list. */
   lint(): string;
   /** The three-way report (JSON text of a ThreeWayReport) of this comparison (float, version A) and `versionB` (the same float model, version B). */
-  threeWay(versionB: OpenComparison, options?: { onProgress?: (layersDone: number, layers: number, parametersDone: number, parameters: number) => void }): string;
+  threeWay(versionB: OpenComparison, options?: {
+    onProgress?: (layersDone: number, layers: number, parametersDone: number, parameters: number) => void;
+    /** Both versions' activations report texts on the same inputs. */
+    activations?: [string, string];
+  }): string;
   /**
    * JSON text of a LayoutPairReport of this comparison, byte-identical to VisualQuant.layoutPair with the same options.
    * Measured sizes go per side: (width, height) pairs by each side's LayoutNode.index and group order.

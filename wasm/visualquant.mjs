@@ -423,12 +423,15 @@ export class OpenComparison {
    * The three-way table (JSON text, byte-identical to `visualquant compare FLOAT A B --json -`) of
    * this comparison (the float model and version A) and `versionB` (the same float model and version
    * B), both open on this instance. Each version's weight analysis is made unless weights() made it
-   * before; onProgress as for weights().
+   * before; onProgress as for weights(). activations: [A's, B's] activations report texts (each
+   * comparison's ActivationRun report on the same inputs): each row then gains both versions'
+   * activation error at its output, as `compare FLOAT A B --input ...` gives.
    */
-  threeWay(versionB, { onProgress } = {}) {
+  threeWay(versionB, { onProgress, activations } = {}) {
     if (!(versionB instanceof OpenComparison) || versionB.core !== this.core || !versionB.session)
       throw new VisualQuantError('usage', 'threeWay() takes an open comparison of the same core');
-    return this.ask((s) => s.threeWay(versionB.session, onProgress ?? null));
+    const [a, b] = activations ?? ['', ''];
+    return this.ask((s) => s.threeWay(versionB.session, onProgress ?? null, a, b));
   }
 
   /** The quantization lint (JSON text). */

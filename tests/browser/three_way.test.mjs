@@ -71,6 +71,34 @@ test('three models: three linked panes, the Versions tab, a click in any pane fo
   await page.close();
 });
 
+test('the Activations tab runs both versions on the same inputs: the Versions tab then compares their activation error row by row', async () => {
+  const page = await open('float.onnx', 'eager_ptq.onnx', 'qat.onnx');
+  await waitDrawn(page);
+  await page.click('#tab-activations');
+  await page.waitForFunction(() => /Model inputs: /.test(document.querySelector('[data-field="declared-inputs"]')?.textContent ?? ''));
+  await page.click('#activation-run');
+  await page.waitForFunction(() => document.querySelectorAll('#versions-table [data-field="activation-a"]').length > 0, null, { timeout: 120000 });
+  await page.click('#tab-versions');
+  const heads = await page.$$eval('#versions-table thead th', (ths) => ths.map((th) => th.textContent));
+  assert.ok(heads.includes('A act. SQNR') && heads.includes('B act. SQNR'), heads.join(', '));
+  assert.match(await page.textContent('#versions-count'), /synthetic inputs/);
+  const rows = await page.$$eval('#versions-table tbody tr', (trs) => trs.map((tr) => ({
+    a: tr.querySelector('[data-field="activation-a"]').textContent, b: tr.querySelector('[data-field="activation-b"]').textContent,
+    winner: tr.querySelector('.winner').textContent, reason: tr.querySelector('.winner').title })));
+  assert.equal(rows.length, 10);
+  for (const r of rows) {
+    assert.match(r.a, /^\d+(\.\d+)?$/);
+    assert.match(r.b, /^\d+(\.\d+)?$/);
+    assert.match(r.reason, /^activation SQNR at the output/);
+    const gap = Number(r.a) - Number(r.b);
+    // Shown to 3 significant digits: only clear-cut rows are checked against the rule.
+    if (Math.abs(gap) > 0.6) assert.equal(r.winner, gap > 0 ? 'A' : 'B');
+  }
+  await screenshot(page, 'three-way-04-activations');
+  await assertClean(page);
+  await page.close();
+});
+
 test('the float model need not come first: the core finds it; versions keep the order given', async () => {
   const page = await open('fx_ptq.onnx', 'float.onnx', 'qat.onnx');
   await waitDrawn(page);

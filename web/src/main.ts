@@ -468,11 +468,11 @@ class App {
   }
 
   /** The three-way table (both versions' weights and lint): the Versions tab, B's heat and lint overlays. */
-  private async loadThreeWay(ticket: number) {
-    this.versionsTable.set(null);
+  private async loadThreeWay(ticket: number, activations = false) {
+    if (!activations) this.versionsTable.set(null);
     const status = byId('table-status');
     try {
-      const report = await this.core.request('threeWay', {}, {
+      const report = await this.core.request('threeWay', activations ? { activations } : {}, {
         onProgress: (p) => {
           if (ticket === this.opening) status.textContent = p.fraction === undefined ? p.detail : `${p.detail}, ${Math.floor(p.fraction * 100)} %`;
         },
@@ -891,10 +891,22 @@ class App {
   /** Runs the activation comparison of the open pair in the core (in the background: the page stays usable). */
   private async runActivations(params: ActivationParams, onProgress: (detail: string, fraction?: number) => void): Promise<string> {
     if (this.activationRequest !== null) throw new CoreRequestError('usage', 'an activation comparison is already running');
-    const request = this.core.request('activations', params, { transfer: params.files.map((f) => f.bytes), onProgress: (p) => onProgress(p.detail, p.fraction) });
-    this.activationRequest = request.id;
+    // A three-way comparison runs version B on the same inputs after A (not a what-if: that is A's
+    // own): the Versions tab then compares the two versions' activation error row by row.
+    const withB = this.reportB !== null && !params.keepInFloat?.length;
+    const filesB = withB ? params.files.map((f) => ({ name: f.name, bytes: f.bytes.slice(0) })) : [];
+    const run = (p: ActivationParams, label: string) => {
+      const request = this.core.request('activations', p, { transfer: p.files.map((f) => f.bytes), onProgress: (m) => onProgress(`${label}${m.detail}`, m.fraction) });
+      this.activationRequest = request.id;
+      return request.promise;
+    };
     try {
-      return (await request.promise).text;
+      const text = (await run(params, withB ? 'version A: ' : '')).text;
+      if (withB) {
+        await run({ ...params, files: filesB, pair: 'B' }, 'version B: ');
+        void this.loadThreeWay(this.opening, true);
+      }
+      return text;
     } catch (e) {
       this.showRestart(e, 'The activation comparison failed.');
       throw e;

@@ -41,7 +41,7 @@ export interface DispatchDeps {
 /** Requests that load models: they read files, take long and get a progress notification. */
 const LOADS: ReadonlySet<Method> = new Set<Method>(['open', 'openModel']);
 /** Answers kept for the open pair or model (weightLayer is quick and asked per click). */
-const KEPT: ReadonlySet<Method> = new Set<Method>(['open', 'openModel', 'labels', 'layout', 'layoutModel', 'weights', 'lint', 'threeWay']);
+const KEPT: ReadonlySet<Method> = new Set<Method>(['open', 'openModel', 'labels', 'layout', 'layoutModel', 'weights', 'lint']);
 const MAX_EXTERNAL_FILES = 64;
 
 interface Running {

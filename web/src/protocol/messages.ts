@@ -91,9 +91,11 @@ export interface CoreMethods {
   labels: { params: { view: LayoutView; pair?: PairName }; result: LayoutLabelsReport };
   /**
    * The three-way table of an open three-way comparison (the CLI's `compare FLOAT A B --json`):
-   * each version's weight analysis is made first, unless `weights` made it.
+   * each version's weight analysis is made first, unless `weights` made it. With `activations`,
+   * the last activation comparison of each version (on the same inputs: the page runs them one
+   * after the other) gives each row both versions' activation error (`compare ... --input`).
    */
-  threeWay: { params: Record<string, never>; result: ThreeWayReport };
+  threeWay: { params: { activations?: boolean }; result: ThreeWayReport };
   /** Every aligned weight pair's analysis, ranked worst first (the layer table, the heat overlay): the
    *  table's fields only, unless `detail` (histograms, per-channel series: the JSON export). */
   weights: { params: { bins?: number; detail?: boolean }; result: WeightsReport };
@@ -149,6 +151,8 @@ export interface SensitivityParams {
 
 /** What an activation comparison is asked with (the command line's flags). */
 export interface ActivationParams {
+  /** Of a three-way comparison, which version runs against the float model (default A). */
+  pair?: PairName;
   /** The input files (.npy or TensorProto .pb), each bound to an input by `bindings`. */
   files: FilePayload[];
   /** NAME=FILE per file, as on the command line; name '' for the model's only input. None: synthetic inputs. */

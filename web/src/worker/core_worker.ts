@@ -30,6 +30,8 @@ interface OpenPair {
   weights?: string;
   /** Labels JSON text by view: the logical view's is made ahead, right after the open (see open). */
   labels: Partial<Record<LayoutView, string>>;
+  /** The last activation comparison of this pair's own models (not a what-if), as JSON text: the three-way table reads it. */
+  activations?: string;
 }
 
 const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore>) => void) | null };
@@ -302,10 +304,12 @@ const handlers: { [M in Method]: Handler<M> } = {
     const p = requirePair(name);
     return (p.labels[view] ??= p.comparison.labels({ view }));
   },
-  threeWay(_params, id) {
+  threeWay({ activations }, id) {
     const a = requirePair(), b = requirePair('B');
     const onProgress = weightsProgress(id, 'versions', 'analysing weights for the versions table');
-    return (threeWay ??= a.comparison.threeWay(b.comparison, { onProgress }));
+    if (!activations) return (threeWay ??= a.comparison.threeWay(b.comparison, { onProgress }));
+    if (!a.activations || !b.activations) throw usage('run the activation comparison of both versions first');
+    return a.comparison.threeWay(b.comparison, { onProgress, activations: [a.activations, b.activations] });
   },
   weights({ bins, detail }, id) {
     const p = requirePair();
@@ -348,8 +352,10 @@ const handlers: { [M in Method]: Handler<M> } = {
   activationInputs() {
     return requirePair().comparison.activationInputs();
   },
-  async activations(params, id, signal) {
-    const text = await runActivationJob(requirePair().comparison, params, signal, (detail, fraction) => progress(id, 'activations', detail, fraction));
+  async activations({ pair: name, ...params }, id, signal) {
+    const p = requirePair(name);
+    const text = await runActivationJob(p.comparison, params, signal, (detail, fraction) => progress(id, 'activations', detail, fraction));
+    if (!params.keepInFloat?.length) p.activations = text;
     return JSON.stringify({ text });  // kept as written: the page saves these bytes
   },
   async sensitivity(params, id, signal) {
