@@ -43,55 +43,104 @@ export function startStatic(root, mounts = []) {
   })));
 }
 
-// Logs `vq-bench-drawn <ms since navigation>` at the second animation frame after `drawn()` holds.
-function drawnProbe(drawnTest) {
+// Logs `vq-bench-<name> <ms>` at the second animation frame after each of `tests` (name: test)
+// first holds. Times are from navigation; with `afterFile`, from the last change of a file input
+// (the files given to a page already open), and a test counts only once it has failed since then
+// (the page leaves the state it was in before the files came).
+function probe(tests, { afterFile = false } = {}) {
   return `(() => {
-    const drawn = ${drawnTest};
+    const tests = { ${Object.entries(tests).map(([name, test]) => `${JSON.stringify(name)}: ${test}`).join(', ')} };
+    const afterFile = ${afterFile};
+    let start = afterFile ? null : 0;
+    const pending = new Set(Object.keys(tests)), armed = new Set();
     const check = () => {
-      if (!document.body || !drawn()) return false;
-      requestAnimationFrame(() => requestAnimationFrame(() => console.log('vq-bench-drawn ' + performance.now())));
-      return true;
+      if (!document.body || start === null) return;
+      for (const name of [...pending]) {
+        const holds = tests[name]();
+        if (!holds) { armed.add(name); continue; }
+        if (afterFile && !armed.has(name)) continue;
+        pending.delete(name);
+        requestAnimationFrame(() => requestAnimationFrame(() => console.log('vq-bench-' + name + ' ' + (performance.now() - start))));
+      }
     };
+    document.addEventListener('change', (e) => {
+      if (!afterFile || !(e.target instanceof HTMLInputElement) || e.target.type !== 'file') return;
+      start = performance.now();
+      check();
+    }, true);
     const watch = () => {
-      if (check()) return;
-      const o = new MutationObserver(() => { if (check()) o.disconnect(); });
-      o.observe(document.documentElement, { subtree: true, attributes: true, attributeFilter: ['class', 'data-state'] });
+      check();
+      new MutationObserver(check).observe(document.documentElement, { subtree: true, attributes: true, attributeFilter: ['class', 'data-state'] });
     };
     if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch); else watch();
   })();`;
 }
-const NETRON_DRAWN = "() => document.body.classList.contains('default')";
-const PAGE_DRAWN = "() => ['drawn', 'ready'].includes(document.body.dataset.state)";
+const NETRON = { drawn: "() => document.body.classList.contains('default')" };
+const PAGE = { drawn: "() => ['drawn', 'ready'].includes(document.body.dataset.state)", analysed: "() => document.body.dataset.state === 'ready'" };
 
-// Seconds from navigation to drawn, in a fresh browser; null when not drawn within `timeoutMs` (or
-// the renderer died: Netron runs out of memory on a 20,000-node graph).
-async function timedDrawn(url, probe, { cookieUrl = null, timeoutMs = 120000 } = {}) {
+/**
+ * Seconds to each of the probe's moments ({ drawn, analysed? }), in a fresh browser; a moment not
+ * reached within `timeoutMs` (or when the renderer died: Netron runs out of memory on a
+ * 20,000-node graph) is null. `give(page)`, when given, hands the page its files once it has loaded.
+ */
+async function timed(url, names, script, { cookieUrl = null, timeoutMs = 120000, give = null } = {}) {
   const browser = await launchBrowser();
   try {
     if (cookieUrl) await browser.context.addCookies([{ name: 'consent', value: 'yes', url: cookieUrl }]);
     const page = await newPage(browser.context);
-    await page.addInitScript({ content: probe });
-    const seen = new Promise((resolve) => {
+    await page.addInitScript({ content: script });
+    const times = Object.fromEntries(names.map((n) => [n, null]));
+    const done = new Promise((resolve) => {
       page.on('console', (m) => {
-        const hit = /^vq-bench-drawn (\S+)$/.exec(m.text());
-        if (hit) resolve(Number(hit[1]) / 1000);
+        const hit = /^vq-bench-(\w+) (\S+)$/.exec(m.text());
+        if (!hit || !(hit[1] in times)) return;
+        times[hit[1]] = Number(hit[2]) / 1000;
+        if (Object.values(times).every((t) => t !== null)) resolve();
       });
-      page.on('crash', () => resolve(null));
-      setTimeout(() => resolve(null), timeoutMs);
+      page.on('crash', () => resolve());
+      setTimeout(resolve, timeoutMs);
     });
-    await page.goto(url).catch(() => {});
-    return await seen;
+    await page.goto(url, { waitUntil: give ? 'load' : 'commit' }).catch(() => {});
+    if (give) await give(page).catch(() => {});
+    await done;
+    return times;
   } finally {
     await browser.close().catch(() => {});
   }
 }
 
-/** Netron drawing one model (`modelUrl` relative to its server), in a fresh browser. */
+/** Netron drawing one model (`modelUrl` relative to its server), in a fresh browser: { drawn }. */
 export function netronDrawn(server, modelUrl, options = {}) {
-  return timedDrawn(`${server.url}index.html?url=${encodeURIComponent(modelUrl)}`, drawnProbe(NETRON_DRAWN), { ...options, cookieUrl: server.url });
+  return timed(`${server.url}index.html?url=${encodeURIComponent(modelUrl)}`, ['drawn'], probe(NETRON), { ...options, cookieUrl: server.url });
 }
 
-/** Our page drawing a pair from `?float=&quant=` URLs, in a fresh browser, measured as Netron is. */
+/** Our page drawing a pair from `?float=&quant=` URLs, in a fresh browser, measured as Netron is: { drawn, analysed }. */
 export function pageDrawn(server, floatUrl, quantUrl, options = {}) {
-  return timedDrawn(`${server.url}?float=${encodeURIComponent(floatUrl)}&quant=${encodeURIComponent(quantUrl)}`, drawnProbe(PAGE_DRAWN), options);
+  return timed(`${server.url}?float=${encodeURIComponent(floatUrl)}&quant=${encodeURIComponent(quantUrl)}`, ['drawn', 'analysed'], probe(PAGE), options);
+}
+
+// An open page has been open a while before the user has picked the files: both get the same time
+// to finish starting (ours: its core's worker and warm-up; Netron: its scripts) before they come.
+const SETTLE_MS = 2000;
+
+/** Netron, open on its start page, given one model file (its Open dialog's input): { drawn } from the file's arrival. */
+export function netronGiven(server, file, options = {}) {
+  return timed(`${server.url}index.html`, ['drawn'], probe(NETRON, { afterFile: true }), {
+    ...options, cookieUrl: server.url, give: async (page) => {
+      await page.waitForTimeout(SETTLE_MS);
+      await page.setInputFiles('#open-file-dialog', file);
+    },
+  });
+}
+
+/** Our page, open without models, given both files (the float one, then the quantized one, from which it is timed): { drawn, analysed }. */
+export function pageGiven(server, floatFile, quantFile, options = {}) {
+  return timed(server.url, ['drawn', 'analysed'], probe(PAGE, { afterFile: true }), {
+    ...options,
+    give: async (page) => {
+      await page.waitForTimeout(SETTLE_MS);
+      await page.setInputFiles('#file-float', floatFile);
+      await page.setInputFiles('#file-quant', quantFile);
+    },
+  });
 }

@@ -651,8 +651,8 @@ export class VisualQuant {
   readonly version: string;
   /** True once a call failed with a VisualQuantInstanceFailure: the instance is not used again. */
   readonly failed: boolean;
-  /** Builds what the first model would otherwise wait for (the onnx operator schemas): call it while
-   *  the user is still choosing files. */
+  /** Builds what the first model would otherwise wait for (the table of the onnx operator schemas,
+   *  each built on first use): call it while the user is still choosing files. */
   warmUp(): void;
   /** JSON text of an InspectReport; throws VisualQuantError for models that cannot be loaded. */
   inspect(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array>): string;

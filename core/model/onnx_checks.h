@@ -19,9 +19,9 @@ std::vector<Warning> run_onnx_checker(const onnx::ModelProto& model);
 // error_mode 0); anything that still throws becomes a warning and leaves the model as it was.
 std::vector<Warning> run_shape_inference(onnx::ModelProto& model);
 
-// Builds the onnx library's operator schema registry (thousands of schemas, built on first use):
-// a host that starts the core before any model arrives (the web page's worker) calls this while the
-// user is still choosing files, so the first comparison does not pay for it.
+// Builds the table of the onnx library's operator schemas (operator_schemas.h; the schemas
+// themselves are built as models ask for them): a host that starts the core before any model
+// arrives (the web page's worker) calls this while the user is still choosing files.
 void prepare_operator_schemas();
 
 }  // namespace vq

@@ -65,21 +65,31 @@ std::optional<ConstantView> integer_view(const Model& m, const Node& n, bool per
     const std::size_t k = per_last_axis ? static_cast<std::size_t>(i % last) : static_cast<std::size_t>(i / (count / rows));
     return k < size ? k : 0;
   };
-  auto source = view->at;
-  view->at = [source, zp, scale, channel](std::uint64_t i) {
-    return static_cast<double>(static_cast<float>(source(i) - zp[channel(i, zp.size())]) * static_cast<float>(scale[channel(i, scale.size())]));
+  // The stored codes, read element by element or a run at a time (the weight analysis reads runs:
+  // one call per element through two std::functions was most of its time on such models).
+  const auto source = std::make_shared<const ConstantView>(*view);
+  auto dequantize = [zp, scale, channel](std::uint64_t i, double code) {
+    return static_cast<double>(static_cast<float>(code - zp[channel(i, zp.size())]) * static_cast<float>(scale[channel(i, scale.size())]));
+  };
+  view->at = [source, dequantize](std::uint64_t i) { return dequantize(i, source->at(i)); };
+  view->read = [source, dequantize](std::uint64_t first, std::size_t count, double* out) {
+    source->read_run(first, count, out);
+    for (std::size_t k = 0; k < count; ++k) out[k] = dequantize(first + k, out[k]);
   };
   auto codes = std::make_shared<CodeAccess>();
   codes->type = m.tensors[bt].type->name;
   codes->qmin = range->first;
   codes->qmax = range->second;
   codes->at = [source, scale, channel](std::uint64_t i, double& code, double& step) {
-    code = source(i);
+    code = source->at(i);
     step = scale[channel(i, scale.size())];
+  };
+  codes->read = [source, scale, channel](std::uint64_t first, std::size_t count, double* code, double* step) {
+    source->read_run(first, count, code);
+    for (std::size_t k = 0; k < count; ++k) step[k] = scale[channel(first + k, scale.size())];
   };
   view->codes = codes;
   view->dequantized = true;
-  view->read = nullptr;
   return view;
 }
 

@@ -294,10 +294,12 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
   done.layers = pairs.size();
   for (const std::uint64_t s : size) done.parameters += s;
   std::mutex progress_lock;
+  WeightAnalysisOptions analysis = options;
+  analysis.histograms = detail;  // a summary prints none: no pass over the values for them
   parallel_for(pairs.size(), [&](std::size_t k) {
     const std::size_t i = largest_first[k];
     if (float_views[i] && quant_views[i]) {
-      const WeightAnalysis a = analyze_weight_pair(*float_views[i], *quant_views[i], pairs[i].adjust, options);
+      const WeightAnalysis a = analyze_weight_pair(*float_views[i], *quant_views[i], pairs[i].adjust, analysis);
       results[i] = {weight_layer_json(c, pairs[i], a, detail), a.error.sqnr_db, a.rows * a.cols};
     }
     if (!progress) return;

@@ -428,10 +428,11 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
     }
     std::uint64_t* fh = out.float_histogram.data();
     std::uint64_t* qh = out.dequantized_histogram.data();
-    for (std::size_t i = 0; i < c.size; ++i) {
-      ++fh[shared.bin_of(c.f[i])];
-      ++qh[shared.bin_of(c.q[i])];
-    }
+    if (options.histograms)
+      for (std::size_t i = 0; i < c.size; ++i) {
+        ++fh[shared.bin_of(c.f[i])];
+        ++qh[shared.bin_of(c.q[i])];
+      }
     if (limit > 0)
       for (std::size_t i = 0; i < c.size; ++i)
         if (std::fabs(c.f[i] - mean) > limit) {

@@ -5,6 +5,7 @@
 #include <queue>
 #include <set>
 
+#include "model/operator_schemas.h"
 #include "onnx/defs/schema.h"
 #include "rewrite/graph_edit.h"
 #include "util/error.h"
@@ -22,8 +23,8 @@ std::string node_label(const Node& n) { return n.op_type + " '" + printable(n.na
 // inputs, and did not change its meaning in between with the same interface (Softmax, LogSoftmax and
 // Hardmax at 13). `why` names the first node that does not.
 bool node_reads_at(const onnx::NodeProto& n, const std::string& domain, std::int64_t from, std::int64_t to, std::string& why) {
-  const onnx::OpSchema* a = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(from), domain);
-  const onnx::OpSchema* b = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(to), domain);
+  const onnx::OpSchema* a = operator_schemas().GetSchema(n.op_type(), static_cast<int>(from), domain);
+  const onnx::OpSchema* b = operator_schemas().GetSchema(n.op_type(), static_cast<int>(to), domain);
   const auto fail = [&](const std::string& what) {
     why = n.op_type() + " " + what + " at version " + std::to_string(to);
     return false;

@@ -70,6 +70,26 @@ BOOST_AUTO_TEST_CASE(float8_extremes_follow_the_onnx_spec) {
   BOOST_TEST(std::isnan(float8_to_double(0x80, ElementType::Float8E5M2FNUZ)));
 }
 
+// Every one of the 65,536 halves against the format's definition, (-1)^s x 2^(e-15) x (1 + m/1024)
+// (subnormals 2^-14 x m/1024): the decoder works by bits, for speed, and must give the same doubles.
+BOOST_AUTO_TEST_CASE(every_float16_decodes_to_its_definition) {
+  std::size_t wrong = 0;
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    const unsigned sign = h >> 15, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+    const double got = float16_to_double(static_cast<std::uint16_t>(h));
+    if (exponent == 0x1F && mantissa != 0) {
+      wrong += !std::isnan(got);
+      continue;
+    }
+    const double magnitude = exponent == 0x1F ? INFINITY
+                             : exponent == 0  ? std::ldexp(mantissa / 1024.0, -14)
+                                              : std::ldexp(1.0 + mantissa / 1024.0, static_cast<int>(exponent) - 15);
+    const double want = sign ? -magnitude : magnitude;
+    wrong += !(got == want && std::signbit(got) == std::signbit(want));
+  }
+  BOOST_TEST(wrong == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(int4_is_sign_extended_low_nibble_first) {
   const std::uint8_t packed[] = {0x8F, 0x07};  // elements: 0xF, 0x8, 0x7, (pad)
   const ByteView raw(packed, sizeof packed);

@@ -29,7 +29,7 @@ import { nameOf, sourcesFromFiles, sourcesFromQuery, streamSources, type ModelSo
 import { bindTabs } from './ui/tabs';
 import { ExportMenu } from './ui/export_menu';
 import { ViewCameras } from './ui/view_cameras';
-import { WorkerConnection } from './worker/worker_connection';
+import { pageCoreConnection } from './worker/page_core';
 import { threeWayNotice, versionTag } from './versions/three_way_case';
 import { ThreeWayTable } from './versions/three_way_table';
 import { VersionPane } from './versions/version_pane';
@@ -47,7 +47,7 @@ interface ViewBase {
 const NO_SELECTION: Selection = { float: [], quant: [], primary: null };
 
 class App {
-  private readonly core: CoreConnection = uiHost()?.connection ?? new WorkerConnection(new URL('worker.js', import.meta.url));
+  private readonly core: CoreConnection = uiHost()?.connection ?? pageCoreConnection();
   private readonly views: Record<Side, GraphView>;
   private readonly cameras: ViewCameras;
   private readonly detail: DetailPanel;

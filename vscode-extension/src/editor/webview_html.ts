@@ -42,6 +42,11 @@ export function pageHtml(assets: PageAssets, init: PageInit, nonce = randomBytes
   };
   replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, () => `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(assets.cspSource, nonce)}">`);
   replace(/<link rel="stylesheet" href="styles\.css">/, () => assets.styles.map((s) => `<link rel="stylesheet" href="${attr(s)}">`).join('\n  '));
+  // The web page's own start-up (the wasm preloaded, boot.js starting its worker): the webview's
+  // core runs in the extension host, so they go.
+  replace(/\n\s*<!-- The core's wasm is fetched[^]*?-->/, () => '');
+  replace(/\n\s*<link rel="preload" href="visualquant_core\.wasm"[^>]*>/, () => '');
+  replace(/\n\s*<script type="module" src="boot\.js"><\/script>/, () => '');
   replace(/<script type="module" src="[a-z]+\.js"><\/script>/, () => `<script type="module" nonce="${nonce}" src="${attr(assets.script)}"></script>`);
   replace(/<body([^>]*)>/, (attributes) => `<body${attributes} data-vq-init="${attr(JSON.stringify(init))}">`);
   return html;

@@ -19,7 +19,9 @@ import {
 import { runActivationJob } from './activation_job';
 import { mixedModelOf, runSensitivityJob } from './sensitivity_job';
 import { LiveCore } from './live_core';
+import { CORE_MODULE_HASH, isCoreModuleMessage, type CoreModuleMessage } from './core_module';
 import { resetOrt } from './ort_engine';
+import { dropPrefetched, fetchSource, prefetchUrls } from './url_prefetch';
 import { warmUpUntilRequested } from './warm_up';
 
 interface OpenPair {
@@ -34,7 +36,7 @@ interface OpenPair {
   activations?: string;
 }
 
-const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore>) => void) | null };
+const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore | CoreModuleMessage>) => void) | null };
 const post = (message: FromCore) => scope.postMessage(message);
 
 let live: LiveCore | null = null;
@@ -196,7 +198,7 @@ async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, tota
     stream = f.blob.stream();
     total = f.blob.size;
   } else {
-    const response = await fetch(f.url!).catch((e: unknown) => {
+    const response = await fetchSource(f).catch((e: unknown) => {
       throw Object.assign(new Error(`${f.name}: ${e instanceof Error ? e.message : String(e)}`), { code: 'io' });
     });
     if (!response.ok || !response.body) throw Object.assign(new Error(`${f.name}: HTTP ${response.status} ${response.statusText}`), { code: 'io' });
@@ -443,8 +445,18 @@ function drain() {
   }, 0);
 }
 
+/** The page's compiled core (core_module.ts): its one message comes before or after the first request. */
+let receiveCoreModule: (message: CoreModuleMessage) => void = () => {};
+const coreModule = self.location.hash === CORE_MODULE_HASH
+  ? new Promise<CoreModuleMessage>((resolve) => { receiveCoreModule = resolve; })
+  : Promise.resolve<CoreModuleMessage>({ type: 'core-module', module: null });
+
 scope.onmessage = (event) => {
   const message = event.data;
+  if (isCoreModuleMessage(message)) {
+    receiveCoreModule(message);
+    return;
+  }
   if (message.type === 'cancel') {
     if (background?.id === message.id) {
       background.abort.abort();  // it ends with 'cancelled' after the run in progress
@@ -452,25 +464,24 @@ scope.onmessage = (event) => {
     }
     const at = queue.findIndex((m) => m.id === message.id);
     if (at >= 0) {
-      queue.splice(at, 1);
+      dropPrefetched(queue.splice(at, 1)[0]);
       post({ type: 'error', id: message.id, error: { code: 'cancelled', message: 'cancelled before it started' } });
     }
     return;
   }
   requested = true;
+  prefetchUrls(message);
   queue.push(message);
   drain();
 };
 
 async function start() {
-  const wasmUrl = new URL('visualquant_core.wasm', self.location.href);
-  const response = await fetch(wasmUrl);
-  if (!response.ok) throw new Error(`cannot load the core (${wasmUrl.pathname}: HTTP ${response.status})`);
+  const wasm = await coreWasm();
   let first = true;
-  // Each instance builds the operator schemas (LiveCore) before any request: the user is still
+  // Each instance makes the operator schemas' table (LiveCore) before any request: the user is still
   // choosing files, and the first comparison need not wait for them. A replacement instance takes
   // the requests that waited for it.
-  live = new LiveCore(new Uint8Array(await response.arrayBuffer()), (core) => {
+  live = new LiveCore(wasm, (core) => {
     if (first) {
       first = false;
       post({ type: 'ready', version: core.version });
@@ -479,6 +490,16 @@ async function start() {
     drain();
   });
   await live.start();
+}
+
+/** The module the page compiled, or, when it could not, the bytes fetched here. */
+async function coreWasm(): Promise<WebAssembly.Module | Uint8Array> {
+  const given = await coreModule;
+  if (given.module) return given.module;
+  const wasmUrl = new URL('visualquant_core.wasm', self.location.href);
+  const response = await fetch(wasmUrl);
+  if (!response.ok) throw new Error(`cannot load the core (${wasmUrl.pathname}: HTTP ${response.status}${given.problem ? `; the page: ${given.problem}` : ''})`);
+  return new Uint8Array(await response.arrayBuffer());
 }
 
 /** Nothing can be answered without the core: fail every request, now and later. */

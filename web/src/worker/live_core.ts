@@ -11,8 +11,9 @@ export class LiveCore {
   current: VisualQuant | null = null;
 
   /** `ready` runs each time an instance is up (the first, and each replacement). */
-  constructor(wasmBinary: Uint8Array, private readonly ready: (core: VisualQuant) => void) {
-    this.instances = new VisualQuantInstances({ wasmBinary });
+  /** `wasm`: the module compiled already (by the page: core_module.ts), or its bytes. */
+  constructor(wasm: WebAssembly.Module | Uint8Array, private readonly ready: (core: VisualQuant) => void) {
+    this.instances = new VisualQuantInstances(wasm instanceof WebAssembly.Module ? { wasmModule: wasm } : { wasmBinary: wasm });
   }
 
   /**
@@ -22,7 +23,7 @@ export class LiveCore {
   async start(): Promise<VisualQuant> {
     this.current = null;
     const core = await this.instances.live();
-    // The onnx operator schemas are built per instance: before any request, not during the first.
+    // The onnx operator schemas' table is made per instance (each schema is built on first use).
     core.warmUp();
     this.current = core;
     this.ready(core);

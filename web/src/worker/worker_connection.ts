@@ -4,6 +4,7 @@
 // error with `restarted`).
 import { PendingTable, type CoreConnection, type PendingRequest, type RequestOptions } from '../protocol/connection';
 import type { FromCore, Method, Params, Result, ToCore } from '../protocol/messages';
+import { CORE_MODULE_HASH, compileCoreModule } from './core_module';
 
 export class WorkerConnection implements CoreConnection {
   private worker!: Worker;
@@ -11,13 +12,25 @@ export class WorkerConnection implements CoreConnection {
   generation = 0;
   version = '';
 
-  constructor(private readonly scriptUrl: URL) {
+  /** The worker's script, and the core's wasm beside it (compiled here: core_module.ts). */
+  constructor(private readonly scriptUrl: URL, private readonly wasmUrl = new URL('visualquant_core.wasm', scriptUrl)) {
     this.startWorker();
   }
 
   private startWorker() {
     performance.mark('vq:core-starting');
-    this.worker = new Worker(this.scriptUrl, { type: 'module', name: 'visualquant-core' });
+    // The hash tells the worker that its wasm comes compiled from here (core_module.ts); other
+    // hosts of the same script (the VS Code extension host's thread) fetch it themselves.
+    const worker = new Worker(new URL(CORE_MODULE_HASH, this.scriptUrl), { type: 'module', name: 'visualquant-core' });
+    this.worker = worker;
+    void compileCoreModule(this.wasmUrl).then((message) => {
+      try {
+        worker.postMessage(message);
+      } catch (e) {
+        // A module that cannot cross (a browser that does not clone them): the worker fetches it.
+        worker.postMessage({ type: 'core-module', module: null, problem: e instanceof Error ? e.message : String(e) });
+      }
+    });
     this.worker.onmessage = (event: MessageEvent<FromCore>) => this.receive(event.data);
     this.worker.onerror = (event) => {
       event.preventDefault();
