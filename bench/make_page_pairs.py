@@ -50,7 +50,7 @@ from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
 
 sys.dont_write_bytecode = True  # no __pycache__ left in the fixtures' folder
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fixtures', 'torch'))
-from generate_pairs import EncoderLayer  # noqa: E402  (the fixtures' transformer, scaled up here)
+from generate_pairs import EncoderLayer, randomize_layernorms  # noqa: E402  (the fixtures' transformer, scaled up here)
 
 OPSET = 13
 IMG = (1, 3, 224, 224)           # classification input
@@ -205,15 +205,7 @@ class SmallBert(nn.Module):
 
 def make_bert(seed):
     seed_all(seed)
-    m = SmallBert()
-    with torch.no_grad():
-        for mod in m.modules():
-            if isinstance(mod, nn.LayerNorm):
-                # random affine: the default gamma 1 / beta 0 would be deduplicated by the exporter
-                # into shared initializers + Identity nodes
-                mod.weight.uniform_(0.5, 1.5)
-                mod.bias.uniform_(-0.2, 0.2)
-    return m.eval()
+    return randomize_layernorms(SmallBert()).eval()
 
 
 def token_batches(seed, batch, n=CALIB_BATCHES):

@@ -19,7 +19,7 @@ struct WeightAnalysisOptions {
   double outlier_sigmas = 6;           // |x - mean| beyond this many std counts as an outlier
   std::size_t listed_outliers = 32;    // indices listed (the count is always exact)
   bool per_channel = true;
-  bool histograms = true;               // off: the histograms are left empty (a summary shows none)
+  bool histograms = true;               // off: not counted, all zero (a summary prints none)
 };
 
 struct ErrorMeasures {
