@@ -35,7 +35,7 @@ export function startStatic(root, mounts = []) {
       return;
     }
     res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'content-length': statSync(file).size });
-    createReadStream(file).pipe(res);
+    createReadStream(file, { highWaterMark: 1 << 20 }).pipe(res);  // as web/serve.mjs serves ours
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
     url: `http://127.0.0.1:${server.address().port}/`,

@@ -612,13 +612,15 @@ def analyze(f, qv, bins, col_factor=None, row_factor=None):
     at = int(np.argmax(ae))
     error = {"mse": ee / n, "rmse": math.sqrt(ee / n), "max_abs": ae.flat[at], "max_abs_at": [at // cols, at % cols],
              "sqnr_db": sqnr_db(ff, ee)[()], "cosine": cosine(ff, qq, fq)[()],
-             "relative_l2": math.sqrt(ee / ff) if ff > 0 else 0.0, "mean_abs_lsb": None, "max_abs_lsb": None}
+             "relative_l2": math.sqrt(ee / ff) if ff > 0 else 0.0,
+             "changed_fraction": np.count_nonzero(q != f) / n if n else 0.0,  # NaN != NaN: changed, as in the core
+             "mean_abs_lsb": None, "max_abs_lsb": None}
     lo, hi = min(fd["min"], qd["min"]), max(fd["max"], qd["max"])
     edges = np.linspace(lo, hi, bins + 1)
     hist = {"edges": edges, "float": histogram(f, lo, hi, bins), "dequantized": histogram(q, lo, hi, bins)}
     codes = None
     beyond_clip, clipped = 0, np.zeros(0, np.int64)
-    channels = {"count": rows}
+    channels = {"count": rows, "changed": int(np.count_nonzero(ee_r / cols != 0)) if cols else 0}
     fmin, fmax = f.min(1), f.max(1)
     ranges = fmax - fmin
     nonzero = ranges[ranges > 0]

@@ -177,6 +177,7 @@ class Session : public ExternalFiles {
       sensitivity_.reset();
       comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
       weights_summary_ = nullptr;
+      evidence_ = {};
       levels_ = vq::layout::LevelCache();
       // Compact: only the UI reads it (compare() is the CLI's bytes), and a large pair's report is
       // tens of MB indented. Written as text directly: it is most of the time of a large open.
@@ -231,8 +232,8 @@ class Session : public ExternalFiles {
       const vq::WeightsProgressFn report_progress = weights_progress(progress);
       const auto& weights_a = summary_weights(report_progress);
       const auto& weights_b = other.summary_weights(report_progress);
-      vq::ThreeWay t = vq::join_three_way(comparison_, other.comparison_, weights_a, weights_b, vq::lint_report(*comparison_),
-                                          vq::lint_report(*other.comparison_));
+      vq::ThreeWay t = vq::join_three_way(comparison_, other.comparison_, weights_a, weights_b, vq::lint_report(*comparison_, &evidence_),
+                                          vq::lint_report(*other.comparison_, &other.evidence_));
       if (activations_a.empty() != activations_b.empty()) throw vq::Error(vq::ErrorCode::Usage, "give both versions' activations reports, or neither");
       if (!activations_a.empty()) {
         auto a = nlohmann::ordered_json::parse(activations_a, nullptr, false), b = nlohmann::ordered_json::parse(activations_b, nullptr, false);
@@ -244,7 +245,10 @@ class Session : public ExternalFiles {
   }
 
   CallResult lint() {
-    return with_comparison([&](const vq::Comparison& c) { return vq::dump_report(vq::lint_report(c)); });
+    // With the weight analysis made, the lint reads its evidence instead of every weight again.
+    return with_comparison([&](const vq::Comparison& c) {
+      return vq::dump_report(vq::lint_report(c, weights_summary_.is_null() ? nullptr : &evidence_));
+    });
   }
 
   // Both graphs of the open comparison laid out side by side, byte-identical to layoutPair (and
@@ -538,12 +542,13 @@ class Session : public ExternalFiles {
  private:
   // The weights report without detail, with the default bins: made once per open comparison.
   const nlohmann::ordered_json& summary_weights(const vq::WeightsProgressFn& progress) {
-    if (weights_summary_.is_null()) weights_summary_ = vq::weights_report(*comparison_, vq::WeightAnalysisOptions{}, false, progress);
+    if (weights_summary_.is_null()) weights_summary_ = vq::weights_report(*comparison_, vq::WeightAnalysisOptions{}, false, progress, &evidence_);
     return weights_summary_;
   }
 
   std::shared_ptr<vq::Comparison> comparison_;  // shared: a three-way table reads two sessions' (threeWay)
   nlohmann::ordered_json weights_summary_;       // the weights report without detail, once made (threeWay reads it)
+  vq::WeightEvidence evidence_;                  // what the lint reads of the weights, gathered with weights_summary_
   std::unique_ptr<vq::ActivationSession> activations_;  // reads comparison_: reset before it
   std::unique_ptr<vq::SensitivitySession> sensitivity_;  // reads comparison_: reset before it
   std::vector<std::uint8_t> mixed_;                      // sensitivityMixedModel's model

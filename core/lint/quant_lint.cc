@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -35,9 +36,44 @@ std::string num(double v) {
   return s.str();
 }
 
+// The float op with a weight aligned with a quantized op, when there is one.
+std::optional<LogicalId> float_counterpart(const Comparison& c, LogicalId op) {
+  for (const MappingEntry& e : c.alignment.entries)
+    if (std::find(e.quant_ops.begin(), e.quant_ops.end(), op) != e.quant_ops.end())
+      for (LogicalId f : e.float_ops)
+        if (c.float_graph.ops[f].weight != kNone) return f;
+  return std::nullopt;
+}
+
+// Which weights check 8 (damaged channels) judges: a conv's or matmul's integer weight of at
+// least two channels, the float one of the same shape. Nullopt for the others.
+struct Judged {
+  WeightView quant, floats;
+  bool judge_clipping = false;
+};
+std::optional<Judged> judged_weights(const Comparison& c, const WeightPair& pair) {
+  const LogicalOp& o = c.quant_graph.ops[pair.quant_op];
+  if (o.cls != "conv" && o.cls != "convtranspose" && o.cls != "matmul") return std::nullopt;
+  auto qv = op_weight_view(c.quant_model, o);
+  auto fv = op_weight_view(c.float_model, c.float_graph.ops[pair.float_op]);
+  if (!qv || !fv || !qv->values.dequantized || !qv->values.codes) return std::nullopt;
+  const WeightLayout& ql = qv->layout;
+  if (ql.rows < 2 || ql.cols == 0 || fv->layout.rows != ql.rows || fv->layout.cols != ql.cols) return std::nullopt;
+  // Clipping is judged on the float weight as the quantizer saw it: only a per-row factor (a
+  // folded BatchNormalization) is undone here; other adjustments leave it unjudged.
+  const std::vector<double>& row_factor = pair.adjust.float_row_factor;
+  const bool judge_clipping = pair.adjust.quant_col_factor.empty() && pair.adjust.quant_row_factor.empty() &&
+                              (row_factor.empty() || row_factor.size() == ql.rows);
+  return Judged{std::move(*qv), std::move(*fv), judge_clipping};
+}
+
 class Linter {
  public:
-  Linter(const Comparison& c, const LintOptions& o) : c_(c), m_(c.quant_model), options_(o) {}
+  Linter(const Comparison& c, const LintOptions& o, const WeightEvidence* evidence) : c_(c), m_(c.quant_model), options_(o), evidence_(evidence) {
+    if (evidence_)
+      for (std::size_t i = 0; i < evidence_->pairs.size(); ++i)
+        if (evidence_->rows[i]) evidence_of_.emplace(evidence_->pairs[i].quant_op, i);
+  }
 
   std::vector<LintFinding> run() {
     for (NodeId n = 0; n < m_.nodes.size(); ++n) {
@@ -184,29 +220,27 @@ class Linter {
               " weight); runtimes that expect symmetric weights reject or requantize it");
   }
 
-  // The float op aligned with a quantized op, when there is one.
-  std::optional<LogicalId> float_counterpart(LogicalId op) const {
-    for (const MappingEntry& e : c_.alignment.entries)
-      if (std::find(e.quant_ops.begin(), e.quant_ops.end(), op) != e.quant_ops.end())
-        for (LogicalId f : e.float_ops)
-          if (c_.float_graph.ops[f].weight != kNone) return f;
-    return std::nullopt;
-  }
-
   // 5. One scale for a weight whose channels span very different ranges: the narrow channels keep
   // only a few of the codes.
   void per_tensor_spread(LogicalId op, const OpQuantization& q) {
     if (!q.weight || q.weight->granularity != "per_tensor") return;
-    const auto f = float_counterpart(op);
+    const auto f = float_counterpart(c_, op);
     const auto view = f ? op_weight_view(c_.float_model, c_.float_graph.ops[*f]) : op_weight_view(m_, c_.quant_graph.ops[op]);
     if (!view || view->layout.rows < 2 || view->layout.cols == 0) return;
     const WeightLayout& l = view->layout;
-    std::vector<double> row(static_cast<std::size_t>(l.cols));
+    // The rows' peaks as the weight analysis saw them, when it read this very weight.
+    const RowEvidence* seen = f ? evidence_for(op) : nullptr;
+    if (seen && (evidence_->pairs[evidence_of_.at(op)].float_op != *f || seen->float_peak.size() != l.rows)) seen = nullptr;
+    std::vector<double> row(seen ? 0 : static_cast<std::size_t>(l.cols));
     double widest = 0, narrowest = INFINITY;
     for (std::uint64_t r = 0; r < l.rows; ++r) {
-      read_weight_rows(*view, r, 1, row.data());
       double peak = 0;
-      for (double x : row) peak = std::max(peak, std::fabs(x));
+      if (seen) {
+        peak = seen->float_peak[r];
+      } else {
+        read_weight_rows(*view, r, 1, row.data());
+        for (double x : row) peak = std::max(peak, std::fabs(x));
+      }
       widest = std::max(widest, peak);
       if (peak > 0) narrowest = std::min(narrowest, peak);
     }
@@ -291,9 +325,12 @@ class Linter {
   // the float one (weight_pairs).
   void degenerate_channels() {
     // Each weight on its own (the models are only read), one per core; findings added in pair order.
-    const std::vector<WeightPair> pairs = weight_pairs(c_);
+    const std::vector<WeightPair> pairs = evidence_ ? evidence_->pairs : weight_pairs(c_);
     std::vector<ChannelFindings> found(pairs.size());
-    parallel_for(pairs.size(), [&](std::size_t i) { found[i] = channels_of(pairs[i]); });
+    parallel_for(pairs.size(), [&](std::size_t i) {
+      const RowEvidence* seen = evidence_ && evidence_->rows[i] ? &*evidence_->rows[i] : nullptr;
+      found[i] = seen ? channels_seen(pairs[i], *seen) : channels_of(pairs[i]);
+    });
     for (const ChannelFindings& ch : found) {
       if (ch.node == kNone) continue;
       if (!ch.zeroed.empty())
@@ -322,20 +359,39 @@ class Linter {
     return false;
   }
 
+  // The verdicts of channels_of, from what the weight analysis gathered reading the pair.
+  ChannelFindings channels_seen(const WeightPair& pair, const RowEvidence& e) const {
+    ChannelFindings out;
+    const auto j = judged_weights(c_, pair);
+    if (!j) return out;
+    const std::uint64_t rows = j->quant.layout.rows, cols = j->quant.layout.cols;
+    if (e.beyond_codes.size() != rows) return channels_of(pair);  // gathered without codes: read them
+    out.node = c_.quant_graph.ops[pair.quant_op].primary;
+    out.rows = rows;
+    for (std::uint64_t r = 0; r < rows; ++r) {
+      if (e.float_nonzero[r] && !e.quant_nonzero[r]) {
+        out.zeroed.push_back(r);
+        continue;
+      }
+      if (j->judge_clipping && e.beyond_codes[r] >= 3 && static_cast<double>(e.beyond_codes[r]) >= 0.01 * static_cast<double>(cols)) {
+        out.saturated.push_back(r);
+        continue;
+      }
+      if (cols >= 8 && !e.codes_over_three_levels[r] && e.float_over_three_levels[r]) out.collapsed.push_back(r);
+    }
+    return out;
+  }
+
   ChannelFindings channels_of(const WeightPair& pair) const {
     ChannelFindings out;
     const LogicalOp& o = c_.quant_graph.ops[pair.quant_op];
-    if (o.cls != "conv" && o.cls != "convtranspose" && o.cls != "matmul") return out;
-    const auto qv = op_weight_view(m_, o);
-    const auto fv = op_weight_view(c_.float_model, c_.float_graph.ops[pair.float_op]);
-    if (!qv || !fv || !qv->values.dequantized || !qv->values.codes) return out;
+    const auto j = judged_weights(c_, pair);
+    if (!j) return out;
+    const WeightView* qv = &j->quant;
+    const WeightView* fv = &j->floats;
     const WeightLayout& ql = qv->layout;
-    if (ql.rows < 2 || ql.cols == 0 || fv->layout.rows != ql.rows || fv->layout.cols != ql.cols) return out;
-    // Clipping is judged on the float weight as the quantizer saw it: only a per-row factor (a
-    // folded BatchNormalization) is undone here; other adjustments leave it unjudged.
     const std::vector<double>& row_factor = pair.adjust.float_row_factor;
-    const bool judge_clipping = pair.adjust.quant_col_factor.empty() && pair.adjust.quant_row_factor.empty() &&
-                                (row_factor.empty() || row_factor.size() == ql.rows);
+    const bool judge_clipping = j->judge_clipping;
     const CodeAccess& access = *qv->values.codes;
     const std::size_t cols = static_cast<std::size_t>(ql.cols);
     // Rows read a block at a time: a MatMul's output channels are columns of its stored [K, N]
@@ -430,15 +486,32 @@ class Linter {
     }
   }
 
+  const RowEvidence* evidence_for(LogicalId quant_op) const {
+    const auto it = evidence_of_.find(quant_op);
+    return it == evidence_of_.end() ? nullptr : &*evidence_->rows[it->second];
+  }
+
   const Comparison& c_;
   const Model& m_;
   LintOptions options_;
+  const WeightEvidence* evidence_;
+  std::map<LogicalId, std::size_t> evidence_of_;  // quant op -> its pair in evidence_, when gathered
   std::vector<Finding> found_;
   std::set<std::pair<NodeId, ValueId>> checked_scales_;
 };
 
 }  // namespace
 
-std::vector<LintFinding> lint_quantization(const Comparison& c, const LintOptions& options) { return Linter(c, options).run(); }
+LintEvidenceNeeds lint_evidence_needs(const Comparison& c, const WeightPair& pair) {
+  LintEvidenceNeeds needs;
+  needs.channels = judged_weights(c, pair).has_value();
+  const OpQuantization q = annotate_quantization(c.quant_model, c.quant_graph.ops[pair.quant_op]);
+  needs.peaks = q.weight && q.weight->granularity == "per_tensor" && float_counterpart(c, pair.quant_op) == pair.float_op;
+  return needs;
+}
+
+std::vector<LintFinding> lint_quantization(const Comparison& c, const LintOptions& options, const WeightEvidence* evidence) {
+  return Linter(c, options, evidence).run();
+}
 
 }  // namespace vq

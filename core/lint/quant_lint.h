@@ -21,8 +21,21 @@ struct LintOptions {
   double channel_spread = 10;  // per-tensor weights whose channel ranges differ more than this
 };
 
+struct WeightEvidence;  // report/weights_report.h
+struct WeightPair;      // report/weights_report.h
+
+// What the lint's checks would read of this aligned pair of weights: the rows' float peaks (one
+// scale for channels of uneven ranges) and the channels' evidence (damaged channels). The weight
+// analysis gathers RowEvidence for those only.
+struct LintEvidenceNeeds {
+  bool peaks = false, channels = false;
+};
+LintEvidenceNeeds lint_evidence_needs(const Comparison& c, const WeightPair& pair);
+
 // Findings on the quantized side of a comparison (the float side tells which weights stayed float
 // and the real channel ranges), errors first, then warnings, then info, each in model order.
-std::vector<LintFinding> lint_quantization(const Comparison& c, const LintOptions& options = {});
+// `evidence`, from the weight analysis of the same comparison, spares the per-channel checks their
+// own reading of every weight; the findings are the same with it or without.
+std::vector<LintFinding> lint_quantization(const Comparison& c, const LintOptions& options = {}, const WeightEvidence* evidence = nullptr);
 
 }  // namespace vq

@@ -218,9 +218,9 @@ json compare_report(const CompareSide& f, const CompareSide& q, const Alignment&
   return json::parse(compare_report_text(f, q, a, swapped, kase));
 }
 
-json lint_report(const Comparison& c) {
+json lint_report(const Comparison& c, const WeightEvidence* evidence) {
   json lint = json::array();
-  for (const LintFinding& f : lint_quantization(c))
+  for (const LintFinding& f : lint_quantization(c, LintOptions{}, evidence))
     lint.push_back({{"severity", f.severity}, {"check", f.check}, {"node", f.node}, {"message", f.message}});
   return lint;
 }
@@ -237,8 +237,9 @@ std::string comparison_report_text(const Comparison& c) {
 json comparison_report(const Comparison& c, bool with_analysis) {
   json r = compare_report(float_side(c), quant_side(c), c.alignment, c.swapped, c.kase);
   if (with_analysis) {
-    r["weights"] = weights_report(c, WeightAnalysisOptions{});
-    r["lint"] = lint_report(c);
+    WeightEvidence evidence;
+    r["weights"] = weights_report(c, WeightAnalysisOptions{}, true, {}, &evidence);
+    r["lint"] = lint_report(c, &evidence);
   }
   return r;
 }

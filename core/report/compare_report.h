@@ -38,13 +38,15 @@ std::string compare_report_text(const CompareSide& float_side, const CompareSide
 std::string compare_text(const nlohmann::ordered_json& report);
 
 struct Comparison;
+struct WeightEvidence;
 
 // The report of a comparison already made; `with_analysis` adds "weights" and "lint".
 nlohmann::ordered_json comparison_report(const Comparison& c, bool with_analysis);
 // comparison_report(c, false) as compact JSON text (compare_report_text).
 std::string comparison_report_text(const Comparison& c);
-// The quantization lint as report JSON: [{severity, check, node, message}].
-nlohmann::ordered_json lint_report(const Comparison& c);
+// The quantization lint as report JSON: [{severity, check, node, message}]; `evidence` from the
+// same comparison's weight analysis, when made (lint_quantization).
+nlohmann::ordered_json lint_report(const Comparison& c, const WeightEvidence* evidence = nullptr);
 
 // The whole compare job on two loaded models, in either order: detects which one is quantized,
 // builds both logical graphs, aligns them and returns the report, with the weight analysis of

@@ -14,6 +14,7 @@
 #include "align/batchnorm_factor.h"
 #include "align/weight_signature.h"
 #include "lint/invalid_weights.h"
+#include "lint/quant_lint.h"
 #include "quant/constant_eval.h"
 #include "report/csv_cell.h"
 #include "report/report_numbers.h"
@@ -270,7 +271,8 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
   return out;
 }
 
-json weights_report(const Comparison& c, const WeightAnalysisOptions& options, bool detail, const WeightsProgressFn& progress) {
+json weights_report(const Comparison& c, const WeightAnalysisOptions& options, bool detail, const WeightsProgressFn& progress,
+                    WeightEvidence* evidence) {
   const std::vector<WeightPair> pairs = weight_pairs(c);
   // Each pair is analysed on its own (the models are only read): one per core, the biggest first
   // so that no core is left with a large one at the end; results kept in pair order.
@@ -296,11 +298,22 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
   std::mutex progress_lock;
   WeightAnalysisOptions analysis = options;
   analysis.histograms = detail;  // a summary prints none: no pass over the values for them
+  if (evidence) {
+    evidence->pairs = pairs;
+    evidence->rows.assign(pairs.size(), std::nullopt);
+  }
   parallel_for(pairs.size(), [&](std::size_t k) {
     const std::size_t i = largest_first[k];
     if (float_views[i] && quant_views[i]) {
-      const WeightAnalysis a = analyze_weight_pair(*float_views[i], *quant_views[i], pairs[i].adjust, analysis);
+      WeightAnalysisOptions these = analysis;
+      if (evidence) {
+        const LintEvidenceNeeds needs = lint_evidence_needs(c, pairs[i]);
+        these.row_evidence = needs.peaks || needs.channels;
+        these.channel_evidence = needs.channels;
+      }
+      WeightAnalysis a = analyze_weight_pair(*float_views[i], *quant_views[i], pairs[i].adjust, these);
       results[i] = {weight_layer_json(c, pairs[i], a, detail), a.error.sqnr_db, a.rows * a.cols};
+      if (evidence) evidence->rows[i] = std::move(a.evidence);  // each pair's own slot: no lock
     }
     if (!progress) return;
     const std::lock_guard<std::mutex> hold(progress_lock);

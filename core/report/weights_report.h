@@ -50,11 +50,20 @@ struct WeightsProgress {
 };
 using WeightsProgressFn = std::function<void(const WeightsProgress&)>;
 
+// What the lint's per-channel checks read of every analysed pair (RowEvidence), gathered by
+// weights_report when asked: lint_quantization then reads no weight again. In weight_pairs order;
+// nullopt where a pair was not analysed.
+struct WeightEvidence {
+  std::vector<WeightPair> pairs;
+  std::vector<std::optional<RowEvidence>> rows;
+};
+
 // Every pair analysed and ranked: {"bins", "layers": [...] worst first}.
 // detail = false leaves out what only one layer's view needs (histograms, per-channel series,
 // code counts, outlier indices): the ranked table of a large model, quickly.
+// `evidence`, when given, receives the lint's evidence (the report is the same either way).
 nlohmann::ordered_json weights_report(const Comparison& c, const WeightAnalysisOptions& options, bool detail = true,
-                                      const WeightsProgressFn& progress = {});
+                                      const WeightsProgressFn& progress = {}, WeightEvidence* evidence = nullptr);
 
 // One layer by float or quant node id (nullopt when no pair has it).
 std::optional<nlohmann::ordered_json> weight_layer_report(const Comparison& c, const std::string& node_id,

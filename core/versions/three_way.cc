@@ -98,8 +98,9 @@ ThreeWay run_three_way(Model float_a, Model float_b, Model version_a, Model vers
   parallel_for(2, [&](std::size_t i) {
     comparisons[i] = run_comparison(std::move(hubs[i]), std::move(versions[i]), float_name, *names[i]);
     if (!with_weights) return;
-    weights[i] = weights_report(*comparisons[i], WeightAnalysisOptions{}, false);
-    lint[i] = lint_report(*comparisons[i]);
+    WeightEvidence evidence;
+    weights[i] = weights_report(*comparisons[i], WeightAnalysisOptions{}, false, {}, &evidence);
+    lint[i] = lint_report(*comparisons[i], &evidence);
   });
   return join_three_way(std::move(comparisons[0]), std::move(comparisons[1]), std::move(weights[0]), std::move(weights[1]),
                         std::move(lint[0]), std::move(lint[1]));

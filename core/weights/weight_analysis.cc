@@ -90,7 +90,12 @@ struct Chunk {
   std::size_t size = 0;
   std::vector<double> f, q, codes, steps;
   bool with_codes = false;
+  bool with_quant = true;  // false: q is not read (a pass that looks at the float side alone)
 };
+
+// What a pass reads: the float side always; the dequantised side unless told not to; the codes
+// and steps when asked and stored.
+enum class Sides { kFloat, kBoth, kBothWithCodes };
 
 class ChunkReader {
  public:
@@ -108,17 +113,24 @@ class ChunkReader {
   bool has_codes() const { return qw_.values.codes != nullptr; }
   const Walk& walk() const { return walk_; }
 
-  template <typename Visit>
-  void each(bool with_codes, Chunk& c, Visit visit) const {
-    c.with_codes = with_codes && has_codes();
+  // visit(chunk) sees each chunk with the adjustments applied; raw(chunk) sees it first, as stored.
+  template <typename Visit, typename Raw>
+  void each(Sides sides, Chunk& c, Visit visit, Raw raw) const {
+    c.with_codes = sides == Sides::kBothWithCodes && has_codes();
+    c.with_quant = sides != Sides::kFloat;
     const std::uint64_t total = fw_.layout.rows * fw_.layout.cols;
     const std::uint64_t step = same_order_ ? kChunk : rows_per_chunk_ * walk_.cols;
     for (c.first = 0; c.first < total; c.first += c.size) {
       c.size = static_cast<std::size_t>(std::min<std::uint64_t>(step, total - c.first));
       read(c);
+      raw(static_cast<const Chunk&>(c));
       adjust(c);
       visit(static_cast<const Chunk&>(c));
     }
+  }
+  template <typename Visit>
+  void each(Sides sides, Chunk& c, Visit visit) const {
+    each(sides, c, visit, [](const Chunk&) {});
   }
 
  private:
@@ -132,13 +144,13 @@ class ChunkReader {
     }
     if (same_order_) {
       fw_.values.read_run(c.first, n, c.f.data());
-      qw_.values.read_run(c.first, n, c.q.data());
+      if (c.with_quant) qw_.values.read_run(c.first, n, c.q.data());
       if (c.with_codes) qw_.values.codes->read_run(c.first, n, c.codes.data(), c.steps.data());
       return;
     }
     const std::uint64_t row = c.first / walk_.cols, rows = n / walk_.cols;
     read_weight_rows(fw_, row, rows, c.f.data());
-    read_weight_rows(qw_, row, rows, c.q.data());
+    if (c.with_quant) read_weight_rows(qw_, row, rows, c.q.data());
     if (c.with_codes) read_code_rows(qw_, row, rows, c.codes.data(), c.steps.data());
   }
 
@@ -146,7 +158,7 @@ class ChunkReader {
     const std::vector<double>& row_f = adjust_.float_row_factor;
     const std::vector<double>& col_q = adjust_.quant_col_factor;
     const std::vector<double>& row_q = adjust_.quant_row_factor;
-    if (row_f.empty() && col_q.empty() && row_q.empty()) return;
+    if (row_f.empty() && (!c.with_quant || (col_q.empty() && row_q.empty()))) return;
     const bool steps = c.with_codes;
     for_each_segment(walk_, c.first, c.size, [&](std::uint64_t row, std::uint64_t col, std::size_t at, std::size_t len) {
       double* f = c.f.data() + at;
@@ -154,6 +166,7 @@ class ChunkReader {
       double* s = steps ? c.steps.data() + at : nullptr;
       if (!row_f.empty())
         for (std::size_t k = 0; k < len; ++k) f[k] *= row_f[row];
+      if (!c.with_quant) return;
       if (!col_q.empty())
         for (std::size_t k = 0; k < len; ++k) {
           q[k] *= col_q[col + k];
@@ -283,6 +296,83 @@ class SharedBins {
   bool spread_ = false;
 };
 
+// Gathers RowEvidence (weight_analysis.h) from the chunks as read. Each test is the lint's own,
+// element by element, so that the verdicts do not depend on the order the values come in.
+class EvidenceGatherer {
+ public:
+  // `codes` null: the float peaks only.
+  EvidenceGatherer(std::uint64_t rows, const CodeAccess* codes, const std::vector<double>& float_row_factor)
+      : codes_(codes), row_factor_(float_row_factor.size() == rows ? &float_row_factor : nullptr) {
+    const auto n = static_cast<std::size_t>(rows);
+    e_.float_peak.assign(n, 0);
+    if (!codes_) return;
+    e_.float_nonzero.assign(n, 0);
+    e_.quant_nonzero.assign(n, 0);
+    e_.float_over_three_levels.assign(n, 0);
+    e_.codes_over_three_levels.assign(n, 0);
+    e_.beyond_codes.assign(n, 0);
+    float_levels_.resize(n);
+    code_levels_.resize(n);
+  }
+
+  void add(const Walk& walk, const Chunk& c) {
+    const bool codes = codes_ && c.with_codes;
+    for_each_segment(walk, c.first, c.size, [&](std::uint64_t row, std::uint64_t, std::size_t at, std::size_t len) {
+      const double* f = c.f.data() + at;
+      double peak = e_.float_peak[row];
+      for (std::size_t k = 0; k < len; ++k) peak = std::max(peak, std::fabs(f[k]));
+      e_.float_peak[row] = peak;
+      if (!codes) return;
+      bool nonzero = e_.float_nonzero[row];
+      for (std::size_t k = 0; k < len; ++k) nonzero = nonzero || f[k] != 0;
+      e_.float_nonzero[row] = nonzero;
+      const double* q = c.q.data() + at;
+      const double* code = c.codes.data() + at;
+      const double* steps = c.steps.data() + at;
+      const double factor = row_factor_ ? (*row_factor_)[row] : 1.0;
+      bool quant_nonzero = e_.quant_nonzero[row];
+      std::uint64_t beyond = 0;
+      for (std::size_t k = 0; k < len; ++k) {
+        quant_nonzero = quant_nonzero || q[k] != 0;
+        const double step = steps[k];
+        if (!(step > 0)) continue;
+        const double zero_point = code[k] - q[k] / step;  // value = (code - zero point) x step
+        const double lo = (codes_->qmin - zero_point) * step, hi = (codes_->qmax - zero_point) * step;
+        const double v = f[k] * factor;
+        beyond += v > hi + 0.5 * step || v < lo - 0.5 * step;
+      }
+      e_.quant_nonzero[row] = quant_nonzero;
+      e_.beyond_codes[row] += beyond;
+      e_.float_over_three_levels[row] = float_levels_[row].add(f, len);
+      e_.codes_over_three_levels[row] = code_levels_[row].add(code, len);
+    });
+  }
+
+  RowEvidence finish() { return std::move(e_); }
+
+ private:
+  // Up to three distinct values, then "more than three" for good (NaN, equal to nothing, is new
+  // each time: as the lint counts it).
+  struct Levels {
+    double seen[3] = {0, 0, 0};
+    std::uint8_t n = 0;
+    bool over = false;
+    bool add(const double* values, std::size_t count) {
+      for (std::size_t i = 0; i < count && !over; ++i) {
+        const double x = values[i];
+        if (std::find(seen, seen + n, x) != seen + n) continue;
+        if (n == 3) over = true;
+        else seen[n++] = x;
+      }
+      return over;
+    }
+  };
+  const CodeAccess* codes_;
+  const std::vector<double>* row_factor_;
+  RowEvidence e_;
+  std::vector<Levels> float_levels_, code_levels_;
+};
+
 CodeUsage code_usage_of(const CodeAccess& a) {
   CodeUsage u;
   u.type = a.type;
@@ -319,7 +409,12 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
   }
   CodeTally tally(out.codes ? &*out.codes : nullptr);
   FirstIndices clipped(options.listed_outliers);
-  reader.each(true, chunk, [&](const Chunk& c) {
+  std::optional<EvidenceGatherer> evidence;
+  if (options.row_evidence) evidence.emplace(rows, options.channel_evidence ? qw.values.codes.get() : nullptr, adjust.float_row_factor);
+  const auto gather = [&](const Chunk& c) {
+    if (evidence) evidence->add(walk, c);
+  };
+  reader.each(Sides::kBothWithCodes, chunk, [&](const Chunk& c) {
     fm.add(c.f.data(), c.size);
     qm.add(c.q.data(), c.size);
     fquant.count_pass(c.f.data(), c.size);
@@ -368,7 +463,8 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
         ch.zero_point[row] = steps[0] > 0 ? round_half_even(codes[0] - q[0] / steps[0]) : 0;
       }
     });
-  });
+  }, gather);
+  if (evidence) out.evidence = evidence->finish();
   out.float_values = fm.result();
   out.dequantized = qm.result();
   out.clipped_indices = clipped.sorted();
@@ -420,12 +516,12 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
   out.dequantized_histogram.assign(bins, 0);
   const double mean = out.float_values.mean, limit = options.outlier_sigmas * out.float_values.std;
   FirstIndices outliers(options.listed_outliers);
-  const bool collect = fquant.needs_collect_pass() || qquant.needs_collect_pass();
-  reader.each(false, chunk, [&](const Chunk& c) {
-    if (collect) {
-      fquant.collect_pass(c.f.data(), c.size);
-      qquant.collect_pass(c.q.data(), c.size);
-    }
+  const bool collect_f = fquant.needs_collect_pass(), collect_q = qquant.needs_collect_pass();
+  // The dequantised side is read again only for its histogram or its quantiles' values: the
+  // outliers are the float weight's.
+  reader.each(options.histograms || collect_q ? Sides::kBoth : Sides::kFloat, chunk, [&](const Chunk& c) {
+    if (collect_f) fquant.collect_pass(c.f.data(), c.size);
+    if (collect_q) qquant.collect_pass(c.q.data(), c.size);
     std::uint64_t* fh = out.float_histogram.data();
     std::uint64_t* qh = out.dequantized_histogram.data();
     if (options.histograms)

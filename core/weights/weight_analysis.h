@@ -20,6 +20,26 @@ struct WeightAnalysisOptions {
   std::size_t listed_outliers = 32;    // indices listed (the count is always exact)
   bool per_channel = true;
   bool histograms = true;               // off: not counted, all zero (a summary prints none)
+  // Gather RowEvidence (for the lint) while reading: the rows' float peaks, and with
+  // channel_evidence the rest (what the lint's check of damaged channels reads).
+  bool row_evidence = false;
+  bool channel_evidence = false;
+};
+
+// What the quantization lint's per-channel checks (lint/quant_lint.cc: channels of one scale that
+// differ widely; channels zeroed, collapsed or clipped) read of a weight, gathered by the
+// analysis' first pass from the values as stored, before any adjustment: the lint then gives the
+// verdicts its own reading gives, without reading every weight again. Per canonical row.
+struct RowEvidence {
+  std::vector<double> float_peak;                     // max |float value| (NaN ignored)
+  // With channel_evidence and codes only (empty otherwise):
+  std::vector<std::uint8_t> float_nonzero;            // some float value is not 0
+  std::vector<std::uint8_t> quant_nonzero;            // some dequantised value is not 0
+  std::vector<std::uint8_t> float_over_three_levels;  // more than three distinct float values
+  std::vector<std::uint8_t> codes_over_three_levels;  // more than three distinct codes
+  // Float values (times the float_row_factor, when it has one per row) beyond the range the
+  // row's codes reach by more than half a step.
+  std::vector<std::uint64_t> beyond_codes;
 };
 
 struct ErrorMeasures {
@@ -56,6 +76,7 @@ struct WeightAnalysis {
   std::vector<std::uint64_t> outlier_indices;                         // beyond sigma, first listed
   std::vector<std::uint64_t> clipped_indices;                         // beyond the clip range, first listed
   ChannelSeries channels;
+  std::optional<RowEvidence> evidence;  // when options.row_evidence
 };
 
 // What the quantized side did to the weight besides quantizing it, undone before comparing.

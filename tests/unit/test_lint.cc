@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <filesystem>
+#include <string>
 
 #include "lint/quant_lint.h"
 #include "report/compare_report.h"
@@ -134,10 +136,25 @@ std::string quant_model(const ConvCase& c) {
   return serialize(m);
 }
 
+std::string text_of(const std::vector<LintFinding>& findings) {
+  std::string out;
+  for (const LintFinding& f : findings) out += f.severity + " " + f.check + " @" + f.node + ": " + f.message + "\n";
+  return out;
+}
+
+// The lint on its own, and with the evidence the weight analysis gathered: the same findings.
+std::vector<LintFinding> lint_both_ways(const Comparison& cmp) {
+  const std::vector<LintFinding> alone = lint_quantization(cmp);
+  WeightEvidence evidence;
+  weights_report(cmp, WeightAnalysisOptions{}, false, {}, &evidence);
+  BOOST_TEST(text_of(lint_quantization(cmp, LintOptions{}, &evidence)) == text_of(alone));
+  return alone;
+}
+
 std::multiset<std::string> checks(const ConvCase& c) {
   const auto cmp = run_comparison(load_bytes(float_model(c)), load_bytes(quant_model(c)), "f", "q");
   std::multiset<std::string> out;
-  for (const LintFinding& f : lint_quantization(*cmp)) {
+  for (const LintFinding& f : lint_both_ways(*cmp)) {
     BOOST_TEST_MESSAGE(f.severity << " " << f.check << " @" << f.node << ": " << f.message);
     out.insert(f.check);
   }
@@ -395,4 +412,31 @@ BOOST_AUTO_TEST_CASE(a_batchnorm_near_identity_is_not_called_lost) {
     for (LogicalId f : e.float_ops)
       if (cmp->float_graph.ops[f].cls == "batchnorm") BOOST_TEST(e.kind == "fused");
   for (const LintFinding& f : lint_quantization(*cmp)) BOOST_TEST(f.check != "batchnorm_lost", f.message);
+}
+
+// The per-channel checks read what the weight analysis gathered when it has run: on every fixture
+// pair (QDQ, QOperator, integer ops, fake-quant, blockwise, folded BatchNorms, MatMul weights read
+// across their stored order) the findings are those the lint's own reading gives.
+BOOST_AUTO_TEST_CASE(the_lint_from_the_analysis_evidence_matches_its_own_reading_on_every_pair) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(env_dir("VQ_PAIRS_DIR")))
+    if (fs::exists(entry.path() / "float.onnx") && fs::exists(entry.path() / "quant.onnx")) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  BOOST_TEST(names.size() >= 20u);
+  std::size_t channel_findings = 0;
+  for (const std::string& name : names) {
+    BOOST_TEST_CONTEXT(name) {
+      std::shared_ptr<const Comparison> cmp;
+      try {
+        cmp = run_comparison(load_model_file(pair_file(name, "float"), LoadOptions::without_checker()),
+                             load_model_file(pair_file(name, "quant"), LoadOptions::without_checker()), "float.onnx", "quant.onnx");
+      } catch (const Error&) {
+        continue;  // a pair made to be refused
+      }
+      for (const LintFinding& f : lint_both_ways(*cmp))
+        channel_findings += f.check.rfind("weight_channel_", 0) == 0 || f.check == "per_tensor_wide_channels";
+    }
+  }
+  BOOST_TEST(channel_findings > 0u);  // the pairs do exercise the per-channel checks
 }

@@ -67,7 +67,7 @@ def tolerance_class(path):
     leaf = path.split(".")[-1]
     head = path.split(".")[0]
     if head in ("entry", "float_node", "quant_node", "float_op_type", "quant_op_type", "shape", "parameters",
-                "batchnorm_folded", "pre_quant_scale", "codes", "outliers", "rank") or leaf in ("count", "max_abs_at"):
+                "batchnorm_folded", "pre_quant_scale", "codes", "outliers", "rank") or leaf in ("count", "max_abs_at", "changed"):
         return "exact"
     if head == "histogram":
         return "edges" if leaf == "edges" else "exact"
