@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "util/error.h"
+#include "util/file_bytes.h"
 
 namespace vq {
 
@@ -94,22 +95,29 @@ std::string DirectoryExternalData::why_unavailable(const std::string& path) cons
   return std::string("is not a regular file (it is ") + kind + "): external data must be a file next to the model";
 }
 
-std::vector<std::uint8_t> DirectoryExternalData::read(const std::string& path, std::uint64_t offset,
-                                                      std::uint64_t length) const {
-  // Checked again: the file may have been replaced since loading, and a FIFO would block the open.
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(resolve(path), ec))
-    throw Error(ErrorCode::Io, "external data file '" + printable(path) + "' is no longer a regular file");
-  std::ifstream in(resolve(path), std::ios::binary);
-  std::vector<std::uint8_t> out(static_cast<std::size_t>(length));
-  if (in) {
-    in.seekg(static_cast<std::streamoff>(offset));
-    in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(length));
+PayloadBytes DirectoryExternalData::read(const std::string& path, std::uint64_t offset, std::uint64_t length) const {
+  Opened file;
+  {
+    const std::lock_guard<std::mutex> hold(lock_);
+    auto it = opened_.find(path);
+    if (it == opened_.end()) {
+      // Checked again when first read: the file may have been replaced since loading, and a FIFO
+      // would block the open. The mapping then keeps the file that was checked.
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(resolve(path), ec))
+        throw Error(ErrorCode::Io, "external data file '" + printable(path) + "' is no longer a regular file");
+      Opened opened;
+      opened.bytes = map_file_on_demand(resolve(path), &opened.mapped);
+      it = opened_.emplace(path, std::move(opened)).first;
+    }
+    file = it->second;
   }
-  if (!in || static_cast<std::uint64_t>(in.gcount()) != length)
-    throw Error(ErrorCode::Io, "could not read " + std::to_string(length) + " bytes at offset " +
-                                   std::to_string(offset) + " of external data file '" + printable(path) + "'");
-  return out;
+  if (offset > file.bytes.size() || length > file.bytes.size() - offset)
+    throw Error(ErrorCode::Io, "could not read " + std::to_string(length) + " bytes at offset " + std::to_string(offset) +
+                                   " of external data file '" + printable(path) + "': it has " + std::to_string(file.bytes.size()) +
+                                   " bytes now");
+  const ByteView view(file.bytes.data() + offset, static_cast<std::size_t>(length));
+  return PayloadBytes(file.bytes, view, file.mapped);
 }
 
 void InMemoryExternalData::add(const std::string& name, SharedBytes bytes) {
@@ -122,11 +130,10 @@ std::optional<std::uint64_t> InMemoryExternalData::file_size(const std::string& 
   return it->second.size();
 }
 
-std::vector<std::uint8_t> InMemoryExternalData::read(const std::string& path, std::uint64_t offset,
-                                                     std::uint64_t length) const {
+PayloadBytes InMemoryExternalData::read(const std::string& path, std::uint64_t offset, std::uint64_t length) const {
+  // A view: the caller's bytes (the wasm heap's copy of a picked file) stay where they are.
   const SharedBytes& file = files_.at(path);
-  const std::uint8_t* begin = file.data() + offset;
-  return std::vector<std::uint8_t>(begin, begin + length);
+  return PayloadBytes(file, ByteView(file.data() + offset, static_cast<std::size_t>(length)), false);
 }
 
 }  // namespace vq

@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "model/tensor.h"
 #include "util/bytes.h"
 
 namespace vq {
@@ -25,23 +27,33 @@ class ExternalDataSource {
   virtual std::optional<std::uint64_t> file_size(const std::string& path) const = 0;
   // Why file_size(path) gave nothing, for the error message ("does not exist next to the model").
   virtual std::string why_unavailable(const std::string& path) const;
-  // Reads [offset, offset + length); callers have checked the range against file_size.
-  virtual std::vector<std::uint8_t> read(const std::string& path, std::uint64_t offset, std::uint64_t length) const = 0;
+  // The bytes [offset, offset + length): a view where the source holds the file (mapped or given),
+  // else a copy; callers have checked the range against file_size. Thread-safe.
+  virtual PayloadBytes read(const std::string& path, std::uint64_t offset, std::uint64_t length) const = 0;
 };
 
 // Files in the model's folder on disk (native CLI). Symbolic links that lead out of the folder are
 // treated as unsafe, like "..". Only regular files are read: a FIFO, device or folder is found by
 // its status (stat), never opened, since opening a FIFO blocks until someone writes to it.
+// Each file is mapped once, when first read, without reading it in advance: a weight's pages are
+// read from disk when it is, and given back after (PayloadBytes), so a model of many gigabytes in
+// external data costs the memory of the weights being read, not of the files.
 class DirectoryExternalData : public ExternalDataSource {
  public:
   explicit DirectoryExternalData(std::string model_dir);
   std::optional<std::uint64_t> file_size(const std::string& path) const override;
   std::string why_unavailable(const std::string& path) const override;
-  std::vector<std::uint8_t> read(const std::string& path, std::uint64_t offset, std::uint64_t length) const override;
+  PayloadBytes read(const std::string& path, std::uint64_t offset, std::uint64_t length) const override;
 
  private:
+  struct Opened {
+    SharedBytes bytes;
+    bool mapped = false;
+  };
   std::string resolve(const std::string& path) const;
   std::string dir_;
+  mutable std::mutex lock_;
+  mutable std::map<std::string, Opened> opened_;
 };
 
 // Files handed over by the caller (the browser's file picker, the VS Code host), by relative name.
@@ -49,7 +61,7 @@ class InMemoryExternalData : public ExternalDataSource {
  public:
   void add(const std::string& name, SharedBytes bytes);
   std::optional<std::uint64_t> file_size(const std::string& path) const override;
-  std::vector<std::uint8_t> read(const std::string& path, std::uint64_t offset, std::uint64_t length) const override;
+  PayloadBytes read(const std::string& path, std::uint64_t offset, std::uint64_t length) const override;
 
  private:
   std::map<std::string, SharedBytes> files_;
@@ -59,7 +71,7 @@ class InMemoryExternalData : public ExternalDataSource {
 class NoExternalData : public ExternalDataSource {
  public:
   std::optional<std::uint64_t> file_size(const std::string&) const override { return std::nullopt; }
-  std::vector<std::uint8_t> read(const std::string&, std::uint64_t, std::uint64_t) const override { return {}; }
+  PayloadBytes read(const std::string&, std::uint64_t, std::uint64_t) const override { return PayloadBytes(ByteView()); }
 };
 
 }  // namespace vq

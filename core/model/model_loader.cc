@@ -8,6 +8,7 @@
 #include "onnx/onnx_pb.h"
 #include "util/error.h"
 #include "util/file_bytes.h"
+#include "util/format.h"
 
 namespace vq {
 
@@ -20,7 +21,7 @@ PayloadBytes Model::payload(const Tensor& t) const {
   switch (t.storage) {
     case TensorStorage::Inline: return PayloadBytes(t.inline_bytes);
     case TensorStorage::Converted: return PayloadBytes(ByteView(t.converted.data(), t.converted.size()));
-    case TensorStorage::External: return PayloadBytes(external->read(t.external.path, t.external.offset, t.external.length));
+    case TensorStorage::External: return external->read(t.external.path, t.external.offset, t.external.length);
     case TensorStorage::Empty:
     case TensorStorage::Strings: break;
   }
@@ -43,6 +44,20 @@ void read_header(Model& m) {
   for (const auto& kv : p.metadata_props()) m.metadata_props.emplace_back(capped_name(kv.key()), kv.value());
   for (const auto& f : p.functions())
     m.functions.push_back({capped_name(f.domain()), capped_name(f.name()), static_cast<std::size_t>(f.node_size())});
+}
+
+// Protobuf's limit for one serialized message (INT32_MAX bytes): a .onnx file past it holds its
+// weights inline beyond what protobuf readers accept. This loader reads it (the skeleton takes its
+// tensors' bytes out before protobuf sees the rest); the user is told, since their other tools will not.
+constexpr std::uint64_t kProtobufMessageLimit = 0x7FFFFFFF;
+
+void note_past_protobuf_limit(Model& m) {
+  if (m.file_size <= kProtobufMessageLimit) return;
+  m.warnings.push_back({"loader", "the model file is " + std::to_string(m.file_size) + " bytes (" +
+                                      fixed(static_cast<double>(m.file_size) / (1u << 30), 2) +
+                                      " GiB) with its weights inline, past protobuf's 2 GiB limit for one message: onnx.load, "
+                                      "ONNX Runtime and most other tools refuse it; save the weights as external data "
+                                      "(onnx.save_model(..., save_as_external_data=True))"});
 }
 
 // The onnx library's findings, each cut to kWarningCap: they may quote a name of any length.
@@ -73,6 +88,7 @@ Model load_model(SharedBytes bytes, std::shared_ptr<const ExternalDataSource> ex
   if (options.run_checker) add_warnings(m, run_onnx_checker(*m.proto));
   if (options.run_shape_inference) add_warnings(m, run_shape_inference(*m.proto));
   read_header(m);
+  note_past_protobuf_limit(m);
 
   TensorReadContext ctx;
   ctx.model_bytes = m.bytes.view();

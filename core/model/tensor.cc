@@ -1,6 +1,7 @@
 #include "model/tensor.h"
 
 #include "util/checked_math.h"
+#include "util/file_bytes.h"
 
 namespace vq {
 
@@ -27,6 +28,11 @@ const char* location_name(WeightLocation l) {
 bool holds_dense_payload(const Tensor& t) {
   const auto dense = checked_element_count(t.dims);
   return !t.sparse && dense && *dense == t.element_count;
+}
+
+void PayloadBytes::give_back() {
+  if (release_) release_mapped_pages(view_);
+  release_ = false;
 }
 
 }  // namespace vq

@@ -66,25 +66,38 @@ struct Tensor {
   std::vector<std::string> strings;    // Strings
 };
 
-// Bytes of one payload: a view where possible, an owned copy where they had to be read.
+// Bytes of one payload: a view where possible, an owned copy where they had to be read. A view
+// into an external-data file's mapping keeps the mapping alive, and gives its pages back when it
+// goes (release_mapped_pages): a model's weights are resident only while one is being read.
 class PayloadBytes {
  public:
   explicit PayloadBytes(ByteView view) : view_(view) {}
   explicit PayloadBytes(std::vector<std::uint8_t> owned) : owned_(std::move(owned)), view_(owned_.data(), owned_.size()) {}
+  // `view` inside `file`, a map_file_on_demand mapping when `mapped` (its pages then released after).
+  PayloadBytes(SharedBytes file, ByteView view, bool mapped) : file_(std::move(file)), view_(view), release_(mapped) {}
   PayloadBytes(const PayloadBytes&) = delete;
   PayloadBytes& operator=(const PayloadBytes&) = delete;
   PayloadBytes(PayloadBytes&& other) noexcept { *this = std::move(other); }
   PayloadBytes& operator=(PayloadBytes&& other) noexcept {
+    if (this == &other) return *this;
+    give_back();
     const bool own = other.view_.data == other.owned_.data();
     owned_ = std::move(other.owned_);
     view_ = own ? ByteView(owned_.data(), owned_.size()) : other.view_;
+    file_ = std::move(other.file_);
+    release_ = other.release_;
+    other.release_ = false;
     return *this;
   }
+  ~PayloadBytes() { give_back(); }
   ByteView view() const { return view_; }
 
  private:
+  void give_back();
   std::vector<std::uint8_t> owned_;
+  SharedBytes file_;
   ByteView view_;
+  bool release_ = false;
 };
 
 }  // namespace vq

@@ -119,8 +119,8 @@ json tensor_summary(const Model& m, const Tensor& t) {
     out["values"] = json::array();
   } else if (t.storage == TensorStorage::External) {
     const std::uint64_t bytes = std::min<std::uint64_t>(*raw_payload_bytes(*t.type, shown), t.external.length);
-    const std::vector<std::uint8_t> head = m.external->read(t.external.path, t.external.offset, bytes);
-    out["values"] = first_values(*t.type, ByteView(head.data(), head.size()), shown);
+    const PayloadBytes head = m.external->read(t.external.path, t.external.offset, bytes);
+    out["values"] = first_values(*t.type, head.view(), shown);
   } else {
     const PayloadBytes payload = m.payload(t);
     out["values"] = first_values(*t.type, payload.view(), shown);

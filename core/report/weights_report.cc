@@ -315,6 +315,10 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
       results[i] = {weight_layer_json(c, pairs[i], a, detail), a.error.sqnr_db, a.rows * a.cols};
       if (evidence) evidence->rows[i] = std::move(a.evidence);  // each pair's own slot: no lock
     }
+    // Done with this pair's bytes: an external-data weight's pages go back now (PayloadBytes), so
+    // the analysis holds the weights it is reading, one per core, not the whole model.
+    float_views[i].reset();
+    quant_views[i].reset();
     if (!progress) return;
     const std::lock_guard<std::mutex> hold(progress_lock);
     ++done.layers_done;

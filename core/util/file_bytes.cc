@@ -52,19 +52,21 @@ class Mapping {
 };
 
 // The mapped bytes, or an empty SharedBytes when this file is better read (or cannot be mapped).
-SharedBytes try_map(const std::string& path) {
+// `read_ahead`: faulted in whole as mapped (up to kPopulateLimit), and read ahead sequentially.
+SharedBytes try_map(const std::string& path, bool read_ahead = true) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(ErrorCode::Io, "cannot open '" + path + "'");
   struct stat st {};
   void* address = MAP_FAILED;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    const bool populate = static_cast<std::uint64_t>(st.st_size) <= kPopulateLimit;
+    const bool populate = read_ahead && static_cast<std::uint64_t>(st.st_size) <= kPopulateLimit;
     address = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
   }
   close(fd);  // the mapping keeps the file
   if (address == MAP_FAILED) return {};
   const auto size = static_cast<std::size_t>(st.st_size);
   // Loading reads the protobuf front to back, then payloads in order: let the kernel read ahead.
+  // Read piece by piece, a weight is still read front to back.
   madvise(address, size, MADV_SEQUENTIAL);
   auto mapping = std::make_shared<const Mapping>(address, size);
   return SharedBytes::owned_by(mapping, static_cast<const std::uint8_t*>(address), size);
@@ -72,6 +74,31 @@ SharedBytes try_map(const std::string& path) {
 #endif
 
 }  // namespace
+
+SharedBytes map_file_on_demand(const std::string& path, bool* mapped) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error(ErrorCode::Io, "'" + path + "' is not a readable file");
+  if (mapped) *mapped = false;
+#ifdef VQ_HAVE_MMAP
+  SharedBytes bytes = try_map(path, false);
+  if (bytes.data()) {
+    if (mapped) *mapped = true;
+    return bytes;
+  }
+#endif
+  return read_file_copy(path);
+}
+
+void release_mapped_pages(ByteView range) {
+#ifdef VQ_HAVE_MMAP
+  static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(range.data);
+  const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + range.size) / page * page;
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+#else
+  (void)range;
+#endif
+}
 
 SharedBytes read_file_bytes(const std::string& path) {
   std::error_code ec;

@@ -12,6 +12,15 @@ namespace vq {
 // machine is most of what reading a large file costs. Files that cannot be mapped (pipes, empty
 // files, Emscripten's in-memory file system) are read into a buffer instead. Throws Error(Io).
 SharedBytes read_file_bytes(const std::string& path);
+// A file read piece by piece (external data: one weight at a time): mapped like read_file_bytes,
+// but never read in advance, so a weight's pages are read only when it is. Read into a buffer
+// where it cannot be mapped; `mapped` (when given) says which it was.
+SharedBytes map_file_on_demand(const std::string& path, bool* mapped = nullptr);
+// Gives back the whole pages inside `range` of a map_file_on_demand mapping (never of anything
+// else: madvise would zero a buffer): they leave the process' resident memory, and are read again
+// from the page cache if touched again. What the analysis does after each weight of a model larger
+// than the memory it should take. A no-op without mmap.
+void release_mapped_pages(ByteView range);
 // The file read into a heap buffer, always (what loading a file conventionally costs: the
 // benchmarks' baseline).
 SharedBytes read_file_copy(const std::string& path);

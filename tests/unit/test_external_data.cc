@@ -2,10 +2,14 @@
 #define BOOST_TEST_MODULE external_data
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "onnx_format/element_decode.h"
+#include "report/compare_report.h"
+#include "report/comparison.h"
 #include "unit/test_support.h"
 
 using namespace vq;
@@ -88,4 +92,93 @@ BOOST_AUTO_TEST_CASE(external_data_is_read_on_demand) {
   BOOST_TEST(view.size > 0u);
   BOOST_TEST(std::all_of(view.data, view.data + view.size, [](std::uint8_t b) { return b == 0; }));
   fs::remove_all(dir);
+}
+
+namespace {
+
+// `model`'s initializers of more than 64 bytes moved into external files of `dir`: by turns into a
+// shared file (after an odd pad, so that offsets are unaligned), a file of its own, and a file in a
+// subfolder. Written as `name`.onnx; the files' bytes are returned by relative name.
+std::map<std::string, std::string> externalise(onnx::ModelProto model, const fs::path& dir, const std::string& name) {
+  std::map<std::string, std::string> files;
+  int turn = 0;
+  for (onnx::TensorProto& t : *model.mutable_graph()->mutable_initializer()) {
+    if (!t.has_raw_data() || t.raw_data().size() <= 64) continue;
+    const std::string file = turn % 3 == 0 ? name + "_shared.bin" : turn % 3 == 1 ? name + "_" + std::to_string(turn) + ".bin" : "sub/" + name + ".bin";
+    ++turn;
+    std::string& bytes = files[file];
+    bytes += std::string(3, '\x7f');  // unaligned, and not zeros
+    const std::uint64_t offset = bytes.size();
+    bytes += t.raw_data();
+    t.clear_raw_data();
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    const std::pair<const char*, std::string> entries[] = {
+        {"location", file}, {"offset", std::to_string(offset)}, {"length", std::to_string(bytes.size() - offset)}};
+    for (const auto& [key, value] : entries) {
+      auto* e = t.add_external_data();
+      e->set_key(key);
+      e->set_value(value);
+    }
+  }
+  BOOST_REQUIRE(turn >= 3);
+  fs::create_directories(dir / "sub");
+  for (const auto& [file, bytes] : files) std::ofstream(dir / file, std::ios::binary) << bytes;
+  std::ofstream(dir / (name + ".onnx"), std::ios::binary) << model.SerializeAsString();
+  return files;
+}
+
+onnx::ModelProto proto_of(const std::string& path) {
+  onnx::ModelProto m;
+  BOOST_REQUIRE(m.ParseFromString(read_text(path)));
+  return m;
+}
+
+std::string analysis_of(std::shared_ptr<const Comparison> c) {
+  const auto r = comparison_report(*c, true);
+  return r["weights"].dump() + "\n" + r["lint"].dump();
+}
+
+}  // namespace
+
+// The same pair with its weights inline, in external files read from the folder (mapped, read as
+// each weight is, given back after), and in external files handed over in memory (the page's and
+// the extension's route): the same weight analysis and lint, to the byte.
+BOOST_AUTO_TEST_CASE(weights_in_external_files_are_analysed_as_inline_ones) {
+  const fs::path dir = fs::temp_directory_path() / "vq_external_pair";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const std::string pair : {"ort_qdq_renamed_bnfold_fp16", "ort_qdq_blockwise_int4", "ort_matmulnbits_4bit", "vendor_trt_int4_awq", "ortopt_transformer_ptq"}) {
+    BOOST_TEST_CONTEXT(pair) {
+      const std::string inline_analysis = analysis_of(run_comparison(load_model_file(pair_file(pair, "float")), load_model_file(pair_file(pair, "quant")), "float.onnx", "quant.onnx"));
+      const auto float_files = externalise(proto_of(pair_file(pair, "float")), dir, "float");
+      const auto quant_files = externalise(proto_of(pair_file(pair, "quant")), dir, "quant");
+      const std::string from_folder = analysis_of(run_comparison(load_model_file((dir / "float.onnx").string()), load_model_file((dir / "quant.onnx").string()), "float.onnx", "quant.onnx"));
+      BOOST_TEST(from_folder == inline_analysis);
+      const auto in_memory = [&](const std::string& side, const std::map<std::string, std::string>& files) {
+        auto source = std::make_shared<InMemoryExternalData>();
+        for (const auto& [name, bytes] : files) source->add(name, SharedBytes::from_vector({bytes.begin(), bytes.end()}));
+        const std::string model = read_text((dir / (side + ".onnx")).string());
+        return load_model(SharedBytes::from_vector({model.begin(), model.end()}), source);
+      };
+      BOOST_TEST(analysis_of(run_comparison(in_memory("float", float_files), in_memory("quant", quant_files), "float.onnx", "quant.onnx")) == inline_analysis);
+      fs::remove_all(dir);
+      fs::create_directories(dir);
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// A file is mapped once and read where it lies: two reads of one range are views of the same
+// bytes, not copies; a range the file no longer has is a clear error.
+BOOST_AUTO_TEST_CASE(external_files_are_read_in_place) {
+  const Model model = load_model_file(fixture("valid/external/model.onnx"));
+  const Tensor& t = model.tensors[0];
+  BOOST_REQUIRE((t.storage == TensorStorage::External));
+  const PayloadBytes a = model.payload(t), b = model.payload(t);
+  BOOST_TEST(a.view().data == b.view().data);
+  BOOST_TEST(a.view().size == t.external.length);
+  const std::uint64_t size = fs::file_size(fixture("valid/external/weights.bin"));
+  BOOST_CHECK_EXCEPTION(model.external->read(t.external.path, size - 2, 4), Error, [](const Error& e) {
+    return e.code() == ErrorCode::Io && std::string(e.what()).find("bytes now") != std::string::npos;
+  });
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -318,24 +319,32 @@ BOOST_AUTO_TEST_CASE(a_raw_data_length_past_4_gib_is_not_read_modulo_2_to_the_32
   BOOST_TEST(o.message.find("raw_data") != std::string::npos, o.message);
 }
 
+// The identity model with an initializer "big" of `elements` float zeros inline, its raw_data the
+// last field of the file and left as a hole (a sparse file: no disk, nothing read). The head's size.
+std::size_t write_inline_zeros_model(const fs::path& path, std::uint64_t elements) {
+  const std::uint64_t bytes = elements * 4;
+  onnx::TensorProto w = float_tensor("big", {static_cast<std::int64_t>(elements)}, {}, /*raw=*/false);
+  const std::string tensor_head = w.SerializeAsString() + length_key(9) + varint(bytes);
+  const std::string graph_head = identity_graph() + length_key(5) + varint(tensor_head.size() + bytes) + tensor_head;
+  const std::string head = model_header() + length_key(7) + varint(graph_head.size() + bytes) + graph_head;
+  write_sparse_file(path, head, bytes);
+  return head.size();
+}
+
 BOOST_AUTO_TEST_CASE(a_model_over_4_gib_with_its_bytes_there_loads) {
   // A sparse file of 4.6 GB: an initializer whose raw_data is 4.6 GB of zeros (a hole), the last
   // field of the file. The skeleton strips it without reading it, so nothing is allocated.
   TempDir dir("over_4_gib");
   constexpr std::uint64_t kElements = 1'150'000'000, kBytes = kElements * 4;
-  onnx::TensorProto w = float_tensor("big", {static_cast<std::int64_t>(kElements)}, {}, /*raw=*/false);
-  const std::string tensor_head = w.SerializeAsString() + length_key(9) + varint(kBytes);
-  const std::string graph_head = identity_graph() + length_key(5) + varint(tensor_head.size() + kBytes) + tensor_head;
-  const std::string head = model_header() + length_key(7) + varint(graph_head.size() + kBytes) + graph_head;
-  write_sparse_file(dir.path / "big.onnx", head, kBytes);
+  const std::size_t head = write_inline_zeros_model(dir.path / "big.onnx", kElements);
 
   const Model m = load_model_file((dir.path / "big.onnx").string());
-  BOOST_TEST(m.file_size == head.size() + kBytes);
+  BOOST_TEST(m.file_size == head + kBytes);
   const Tensor* big = find_tensor(m, "big");
   BOOST_REQUIRE(big);
   BOOST_TEST(big->payload_bytes == kBytes);
   BOOST_TEST(m.payload(*big).view().size == kBytes);
-  BOOST_TEST(m.payload(*big).view().data == m.bytes.data() + head.size());
+  BOOST_TEST(m.payload(*big).view().data == m.bytes.data() + head);
 }
 
 BOOST_AUTO_TEST_CASE(a_kept_field_past_2_gib_says_what_it_is) {
@@ -502,3 +511,25 @@ BOOST_AUTO_TEST_CASE(a_sparse_weight_is_never_read_as_dense) {
   BOOST_TEST(weights_report(*c, WeightAnalysisOptions{}).is_object());
 }
 
+
+// Past protobuf's 2 GiB for one message (2.4 and 4.6 GB here), a model with
+// its weights inline is read with a note that other tools refuse it; under the limit, no note.
+BOOST_AUTO_TEST_CASE(inline_models_past_2_gib_are_read_with_a_note) {
+  TempDir dir("past_protobuf_limit");
+  const auto noted = [](const Model& m) {
+    return std::count_if(m.warnings.begin(), m.warnings.end(), [](const Warning& w) {
+      return w.source == "loader" && w.message.find("past protobuf's 2 GiB limit") != std::string::npos &&
+             w.message.find("external data") != std::string::npos;
+    });
+  };
+  for (const std::uint64_t elements : {std::uint64_t{1000}, std::uint64_t{600'000'000}, std::uint64_t{1'150'000'000}}) {
+    BOOST_TEST_CONTEXT(elements << " elements") {
+      write_inline_zeros_model(dir.path / "inline.onnx", elements);
+      const Model m = load_model_file((dir.path / "inline.onnx").string());
+      BOOST_REQUIRE(find_tensor(m, "big"));
+      BOOST_TEST(find_tensor(m, "big")->payload_bytes == elements * 4);
+      BOOST_TEST(noted(m) == (m.file_size > 0x7FFFFFFFu ? 1 : 0));
+      fs::remove(dir.path / "inline.onnx");
+    }
+  }
+}
