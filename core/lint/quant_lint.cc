@@ -229,8 +229,8 @@ class Linter {
     if (!view || view->layout.rows < 2 || view->layout.cols == 0) return;
     const WeightLayout& l = view->layout;
     // The rows' peaks as the weight analysis saw them, when it read this very weight.
-    const RowEvidence* seen = f ? evidence_for(op) : nullptr;
-    if (seen && (evidence_->pairs[evidence_of_.at(op)].float_op != *f || seen->float_peak.size() != l.rows)) seen = nullptr;
+    const RowEvidence* seen = f ? evidence_for(op, *f) : nullptr;
+    if (seen && seen->float_peak.size() != l.rows) seen = nullptr;
     std::vector<double> row(seen ? 0 : static_cast<std::size_t>(l.cols));
     double widest = 0, narrowest = INFINITY;
     for (std::uint64_t r = 0; r < l.rows; ++r) {
@@ -345,19 +345,9 @@ class Linter {
     }
   }
 
-  // Whether `values` hold more than three distinct numbers (stops at the fourth: a channel of
-  // thousands of weights costs one pass, no set).
-  static bool more_than_three_levels(const double* values, std::size_t count) {
-    double seen[3];
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < count; ++i) {
-      const double x = values[i];
-      if (std::find(seen, seen + n, x) != seen + n) continue;
-      if (n == 3) return true;
-      seen[n++] = x;
-    }
-    return false;
-  }
+  // Whether `values` hold more than three distinct numbers (a channel of thousands of weights costs
+  // one pass, no set).
+  static bool more_than_three_levels(const double* values, std::size_t count) { return DistinctUpToThree{}.add(values, count); }
 
   // The verdicts of channels_of, from what the weight analysis gathered reading the pair.
   ChannelFindings channels_seen(const WeightPair& pair, const RowEvidence& e) const {
@@ -424,10 +414,7 @@ class Linter {
         for (std::size_t k = 0; k < cols; ++k) {
           const double step = steps[k];
           if (!(step > 0)) continue;
-          const double zero_point = codes[k] - values[k] / step;  // value = (code - zero point) x step
-          const double lo = (access.qmin - zero_point) * step, hi = (access.qmax - zero_point) * step;
-          const double f = floats[k] * factor;
-          if (f > hi + 0.5 * step || f < lo - 0.5 * step) ++clipped;
+          clipped += beyond_codes_reach(floats[k] * factor, codes[k], values[k], step, access.qmin, access.qmax);
         }
         if (clipped >= 3 && static_cast<double>(clipped) >= 0.01 * static_cast<double>(cols)) {
           out.saturated.push_back(r);
@@ -486,9 +473,11 @@ class Linter {
     }
   }
 
-  const RowEvidence* evidence_for(LogicalId quant_op) const {
+  // What the weight analysis gathered of the pair (float_op, quant_op), if it read that pair.
+  const RowEvidence* evidence_for(LogicalId quant_op, LogicalId float_op) const {
     const auto it = evidence_of_.find(quant_op);
-    return it == evidence_of_.end() ? nullptr : &*evidence_->rows[it->second];
+    if (it == evidence_of_.end() || evidence_->pairs[it->second].float_op != float_op) return nullptr;
+    return &*evidence_->rows[it->second];
   }
 
   const Comparison& c_;

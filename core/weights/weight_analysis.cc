@@ -336,10 +336,7 @@ class EvidenceGatherer {
         quant_nonzero = quant_nonzero || q[k] != 0;
         const double step = steps[k];
         if (!(step > 0)) continue;
-        const double zero_point = code[k] - q[k] / step;  // value = (code - zero point) x step
-        const double lo = (codes_->qmin - zero_point) * step, hi = (codes_->qmax - zero_point) * step;
-        const double v = f[k] * factor;
-        beyond += v > hi + 0.5 * step || v < lo - 0.5 * step;
+        beyond += beyond_codes_reach(f[k] * factor, code[k], q[k], step, codes_->qmin, codes_->qmax);
       }
       e_.quant_nonzero[row] = quant_nonzero;
       e_.beyond_codes[row] += beyond;
@@ -351,26 +348,10 @@ class EvidenceGatherer {
   RowEvidence finish() { return std::move(e_); }
 
  private:
-  // Up to three distinct values, then "more than three" for good (NaN, equal to nothing, is new
-  // each time: as the lint counts it).
-  struct Levels {
-    double seen[3] = {0, 0, 0};
-    std::uint8_t n = 0;
-    bool over = false;
-    bool add(const double* values, std::size_t count) {
-      for (std::size_t i = 0; i < count && !over; ++i) {
-        const double x = values[i];
-        if (std::find(seen, seen + n, x) != seen + n) continue;
-        if (n == 3) over = true;
-        else seen[n++] = x;
-      }
-      return over;
-    }
-  };
   const CodeAccess* codes_;
   const std::vector<double>* row_factor_;
   RowEvidence e_;
-  std::vector<Levels> float_levels_, code_levels_;
+  std::vector<DistinctUpToThree> float_levels_, code_levels_;
 };
 
 CodeUsage code_usage_of(const CodeAccess& a) {

@@ -4,6 +4,7 @@
 // exact quantiles), so memory stays a few MB whatever the weight's size.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +31,31 @@ struct WeightAnalysisOptions {
 // differ widely; channels zeroed, collapsed or clipped) read of a weight, gathered by the
 // analysis' first pass from the values as stored, before any adjustment: the lint then gives the
 // verdicts its own reading gives, without reading every weight again. Per canonical row.
+// The per-element tests of those checks, one definition for the lint's own reading and for the
+// analysis' gathering. A float value `f` (times the row's factor) beyond the range a code type
+// [qmin, qmax] reaches, by more than half a step, given the element's code, dequantised value and step.
+inline bool beyond_codes_reach(double f, double code, double value, double step, double qmin, double qmax) {
+  const double zero_point = code - value / step;  // value = (code - zero point) x step
+  const double lo = (qmin - zero_point) * step, hi = (qmax - zero_point) * step;
+  return f > hi + 0.5 * step || f < lo - 0.5 * step;
+}
+// Up to three distinct values, then "more than three" for good (stops looking at the fourth; NaN,
+// equal to nothing, is new each time).
+struct DistinctUpToThree {
+  double seen[3] = {0, 0, 0};
+  unsigned n = 0;
+  bool over = false;
+  bool add(const double* values, std::size_t count) {
+    for (std::size_t i = 0; i < count && !over; ++i) {
+      const double x = values[i];
+      if (std::find(seen, seen + n, x) != seen + n) continue;
+      if (n == 3) over = true;
+      else seen[n++] = x;
+    }
+    return over;
+  }
+};
+
 struct RowEvidence {
   std::vector<double> float_peak;                     // max |float value| (NaN ignored)
   // With channel_evidence and codes only (empty otherwise):
