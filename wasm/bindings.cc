@@ -120,6 +120,24 @@ class ExternalFiles {
     });
   }
 
+  // A file JavaScript reads by range when a weight in it is read (a picked File's slices, a URL's
+  // byte ranges, fs.readSync): it never enters wasm memory whole. `read(offset, length, pointer)`
+  // writes those bytes at `pointer` and returns '' or why it could not (a JavaScript exception must
+  // not cross the core's frames: their destructors would not run). Offsets are doubles: exact to 2^53.
+  CallResult addExternalReader(const std::string& name, double size, emscripten::val read) {
+    return guarded_call([&] {
+      const std::string label = vq::printable(name);
+      external_->add_reader(name, static_cast<std::uint64_t>(size), [read, label](std::uint64_t offset, std::size_t length, std::uint8_t* into) {
+        const std::string failed =
+            read(static_cast<double>(offset), static_cast<double>(length), reinterpret_cast<std::uintptr_t>(into)).as<std::string>();
+        if (!failed.empty())
+          throw vq::Error(vq::ErrorCode::Io, "could not read " + std::to_string(length) + " bytes at offset " + std::to_string(offset) +
+                                                 " of external data file '" + label + "': " + failed);
+      });
+      return std::string();
+    });
+  }
+
  protected:
   enum class Checker { Skip, Run };
   // A model from bytes JavaScript holds, with this object's external files. Only the calls that
@@ -139,7 +157,7 @@ class ExternalFiles {
     }
   }
 
-  std::shared_ptr<vq::InMemoryExternalData> external_ = std::make_shared<vq::InMemoryExternalData>();
+  std::shared_ptr<vq::GivenExternalData> external_ = std::make_shared<vq::GivenExternalData>();
 };
 
 // One model-loading session: the external-data files the caller provides, then calls that use them.
@@ -691,7 +709,9 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .field("json", &CallResult::json)
       .field("errorCode", &CallResult::error_code)
       .field("errorMessage", &CallResult::error_message);
-  emscripten::class_<ExternalFiles>("ExternalFiles").function("addExternalFile", &ExternalFiles::addExternalFile);
+  emscripten::class_<ExternalFiles>("ExternalFiles")
+      .function("addExternalFile", &ExternalFiles::addExternalFile)
+      .function("addExternalReader", &ExternalFiles::addExternalReader);
   emscripten::class_<Session, emscripten::base<ExternalFiles>>("Session")
       .constructor<>()
       .function("inspect", &Session::inspect)

@@ -640,6 +640,27 @@ export interface ModelLayoutViews {
 }
 
 /** A file written into wasm memory chunk by chunk (VisualQuant.heapFile). */
+/** The most wasm memory the core may grow to (4 GiB): a file held whole must fit in it. */
+export declare const WASM_MEMORY_LIMIT: number;
+
+/**
+ * An external-data file the core reads by range when a weight in it is read, never whole: `read`
+ * fills `target` (a Uint8Array of `length` bytes, in wasm memory) with the file's bytes from
+ * `offset`, synchronously, and throws when it cannot (the core reports an 'io' error naming the
+ * file and the range). `source` is what it reads from, for callers that hand it on.
+ */
+export class RangeFile {
+  constructor(size: number, read: (offset: number, length: number, target: Uint8Array) => void, source?: unknown);
+  readonly byteLength: number;
+  readonly read: (offset: number, length: number, target: Uint8Array) => void;
+  readonly source: unknown;
+  /** The whole file, read into a new Uint8Array. */
+  readAll(): Uint8Array;
+}
+
+/** An external-data file as the calls below take it: bytes, a HeapFile, or a RangeFile. */
+export type ExternalFile = Uint8Array | HeapFile | RangeFile;
+
 export class HeapFile {
   readonly byteLength: number;
   write(chunk: Uint8Array): void;
@@ -655,22 +676,22 @@ export class VisualQuant {
    *  each built on first use): call it while the user is still choosing files. */
   warmUp(): void;
   /** JSON text of an InspectReport; throws VisualQuantError for models that cannot be loaded. */
-  inspect(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array>): string;
+  inspect(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array | RangeFile>): string;
   /** JSON text of a CompareReport, in either argument order; throws VisualQuantError. */
   compare(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
-          externalFiles?: Record<string, Uint8Array>, options?: CompareOptions): string;
+          externalFiles?: Record<string, Uint8Array | RangeFile>, options?: CompareOptions): string;
   /** Aligns two models and keeps the comparison open for lazy per-layer questions. A HeapFile is taken as it is (no copy). */
   open(firstBytes: Uint8Array | HeapFile, firstName: string, secondBytes: Uint8Array | HeapFile, secondName: string,
-       externalFiles?: Record<string, Uint8Array | HeapFile>): OpenComparison;
+       externalFiles?: Record<string, ExternalFile>): OpenComparison;
   /** Room in wasm memory for a file that arrives in chunks: write() them, then give it to open()/openLayout(). */
   heapFile(size?: number): HeapFile;
   /** JSON text of a LayoutReport (byte-identical to `visualquant layout MODEL --json -`); throws VisualQuantError. */
-  layout(bytes: Uint8Array, fileName: string, options?: LayoutOptions, externalFiles?: Record<string, Uint8Array>): string;
+  layout(bytes: Uint8Array, fileName: string, options?: LayoutOptions, externalFiles?: Record<string, Uint8Array | RangeFile>): string;
   /** Loads a model once for many layouts (expanding and collapsing groups); throws VisualQuantError. */
-  openLayout(bytes: Uint8Array | HeapFile, fileName: string, externalFiles?: Record<string, Uint8Array | HeapFile>): ModelLayoutViews;
+  openLayout(bytes: Uint8Array | HeapFile, fileName: string, externalFiles?: Record<string, ExternalFile>): ModelLayoutViews;
   /** JSON text of a LayoutPairReport, in either argument order; throws VisualQuantError. */
   layoutPair(firstBytes: Uint8Array, firstName: string, secondBytes: Uint8Array, secondName: string,
-             options?: Omit<LayoutOptions, 'nodeSizes' | 'groupSizes'>, externalFiles?: Record<string, Uint8Array>): string;
+             options?: Omit<LayoutOptions, 'nodeSizes' | 'groupSizes'>, externalFiles?: Record<string, Uint8Array | RangeFile>): string;
   /** The layout engine on a plain graph; throws VisualQuantError ('usage') for edges to missing nodes or bad sizes.
    *  Laid-out levels are kept between calls: a call that only expands or collapses groups of the last
    *  graph lays out just the levels that changed. */

@@ -59,6 +59,90 @@ function unwrap(result) {
   return result.json;
 }
 
+// The most wasm memory the core's module may grow to (MAXIMUM_MEMORY in wasm/CMakeLists.txt).
+export const WASM_MEMORY_LIMIT = 4 * 1024 ** 3;
+
+const gib = (bytes) => `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+
+// `size` bytes of wasm memory, or a VisualQuantError that names the size and the limit. The address
+// is read as unsigned: past 2 GiB the export's i32 result is negative, and a negative address made
+// HEAPU8.set fail with a bare "offset is out of bounds".
+function heapAlloc(module, size) {
+  // A size of 4 GiB or more would reach malloc modulo 2^32 (its size_t is 32 bits): 4 GiB became 0.
+  const pointer = size < WASM_MEMORY_LIMIT ? module._malloc(Math.max(size, 1)) >>> 0 : 0;
+  if (!pointer) {
+    throw new VisualQuantError('out_of_memory', `cannot hold ${size} bytes (${gib(size)}) in wasm memory: it is ${gib(module.HEAPU8.length)} now, `
+      + `grows to ${gib(WASM_MEMORY_LIMIT)} at most, and has no free block that large; a file is held there whole unless it is `
+      + 'external data read by range');
+  }
+  return pointer;
+}
+
+/**
+ * An external-data file the core reads by range, when a weight in it is read, instead of holding it
+ * whole in wasm memory (which holds 4 GiB at most): a multi-gigabyte model's data files cost the
+ * memory of the weight being read. `read(offset, length, target)` fills `target` (a Uint8Array of
+ * `length` bytes) with the file's bytes from `offset`, synchronously: from a File's slices with
+ * FileReaderSync in a worker, a URL's byte ranges, fs.readSync under Node. `source` is what the file
+ * came from (a Blob, a URL, a path), for callers that hand it on (a runtime's external data).
+ */
+export class RangeFile {
+  constructor(size, read, source = null) {
+    if (!Number.isSafeInteger(size) || size < 0) throw new VisualQuantError('usage', `a RangeFile's size must be a whole number of bytes, not ${size}`);
+    this.byteLength = size;
+    this.read = read;
+    this.source = source;
+  }
+
+  /** The whole file as a new Uint8Array. */
+  readAll() {
+    const out = new Uint8Array(this.byteLength);
+    this.read(0, this.byteLength, out);
+    return out;
+  }
+}
+
+// onnxruntime-web's wasm memory is 32-bit too: weights past 4 GiB cannot be given to it at all.
+const RUNTIME_EXTERNAL_LIMIT = 4 * 1024 ** 3;
+
+// A RangeFile as onnxruntime-web's externalData takes it: a URL it fetches itself where the file
+// has one (a Blob gets an object URL, made once), so that the file is not copied here first; else
+// its bytes.
+function runtimeDataOf(file) {
+  if (typeof Blob !== 'undefined' && file.source instanceof Blob && typeof URL.createObjectURL === 'function') {
+    return (file.objectUrl ??= URL.createObjectURL(file.source));
+  }
+  if (typeof file.source === 'string' && /^(https?|blob):/.test(file.source)) return file.source;
+  return file.readAll();
+}
+
+// A RangeFile's reader as the core calls it: (offset, length, pointer) -> '' or why it failed. The
+// target is taken from the heap at each call (the memory may have grown since the last one), and an
+// exception never crosses the core's frames.
+function heapReader(module, file) {
+  return (offset, length, pointer) => {
+    try {
+      file.read(offset, length, module.HEAPU8.subarray(pointer, pointer + length));
+      return '';
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e);
+    }
+  };
+}
+
+// Gives a session (or layout views) one external-data file: bytes (copied into wasm memory with
+// toHeap) or a RangeFile (read by range). Returns where the core holds it: {name, pointer, size} or
+// {name, file, size}.
+function addExternal(target, module, toHeap, name, data) {
+  if (data instanceof RangeFile) {
+    unwrap(target.addExternalReader(name, data.byteLength, heapReader(module, data)));
+    return { name, file: data, size: data.byteLength };
+  }
+  const pointer = toHeap(data);
+  unwrap(target.addExternalFile(name, pointer, data.byteLength));
+  return { name, pointer, size: data.byteLength };
+}
+
 const RESULT_ARRAYS = ['ref', 'x', 'y', 'w', 'h', 'layer', 'from', 'to', 'firstEdge', 'count', 'flags', 'pointBegin', 'points',
   'group', 'groupX', 'groupY', 'groupW', 'groupH'];
 
@@ -152,8 +236,7 @@ export class VisualQuant {
         held.push(pointer);
         return pointer;
       }
-      const pointer = m._malloc(Math.max(bytes.byteLength, 1));
-      if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${bytes.byteLength} bytes in wasm memory`);
+      const pointer = heapAlloc(m, bytes.byteLength);
       held.push(pointer);
       m.HEAPU8.set(bytes, pointer);
       return pointer;
@@ -170,9 +253,7 @@ export class VisualQuant {
       const held = [];
       const toHeap = this.heapWriter(held);
       return thenRelease(() => {
-        for (const [name, data] of Object.entries(externalFiles)) {
-          unwrap(session.addExternalFile(name, toHeap(data), data.byteLength));
-        }
+        for (const [name, data] of Object.entries(externalFiles)) addExternal(session, m, toHeap, name, data);
         return fn(session, toHeap);
       }, () => {
         session.delete();
@@ -230,7 +311,7 @@ export class VisualQuant {
         for (const p of held) m._free(p);
       };
       try {
-        for (const [name, data] of Object.entries(externalFiles)) unwrap(layouts.addExternalFile(name, toHeap(data), data.byteLength));
+        for (const [name, data] of Object.entries(externalFiles)) addExternal(layouts, m, toHeap, name, data);
         unwrap(layouts.open(toHeap(bytes), bytes.byteLength, fileName));
       } catch (e) {
         if (e instanceof VisualQuantError) release();
@@ -381,7 +462,13 @@ export class OpenComparison {
 
   /** Copies of the external-data files given with the models: [{path, data}], as onnxruntime-web's externalData takes them. */
   externalData() {
-    return this.external.map((f) => ({ path: f.name, data: this.heapCopy(f) }));
+    const total = this.external.reduce((n, f) => n + f.size, 0);
+    if (total > RUNTIME_EXTERNAL_LIMIT) {
+      throw new VisualQuantError('out_of_memory', `the models' external data is ${total} bytes (${gib(total)}): more than the ${gib(RUNTIME_EXTERNAL_LIMIT)} `
+        + 'onnxruntime-web can hold in its memory; run the activation comparison with the visualquant command (visualquant activations FLOAT QUANT), '
+        + 'which runs ONNX Runtime natively');
+    }
+    return this.external.map((f) => ({ path: f.name, data: f.file ? runtimeDataOf(f.file) : this.heapCopy(f) }));
   }
 
   /** The compare report without weights and lint (compact JSON text: the CLI's content, not its indentation). */
@@ -500,7 +587,7 @@ export class OpenComparison {
   openWhatIf(entries, label) {
     this.ask((s) => s.whatIfModel(JSON.stringify(entries)));
     const bytes = this.ask((s) => ({ ok: true, json: s.mixedModelBytes().slice() }));
-    const external = Object.fromEntries(this.external.map((f) => [f.name, this.heapCopy(f)]));
+    const external = Object.fromEntries(this.external.map((f) => [f.name, f.file ?? this.heapCopy(f)]));
     const floatName = JSON.parse(this.reportText).float?.file ?? 'float.onnx';
     return this.core.open(this.fileBytes('float'), floatName, bytes, label, external);
   }
@@ -610,8 +697,7 @@ export class HeapFile {
     this.core = core;
     this.capacity = Math.max(size, 1);
     this.byteLength = 0;
-    this.pointer = core.guarded(() => core.module._malloc(this.capacity));
-    if (!this.pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${size} bytes in wasm memory`);
+    this.pointer = core.guarded(() => heapAlloc(core.module, this.capacity));
   }
 
   /** Appends a chunk (a Uint8Array). */
@@ -620,8 +706,7 @@ export class HeapFile {
     const m = this.core.module;
     if (this.byteLength + chunk.byteLength > this.capacity) {
       const capacity = Math.max(this.capacity * 2, this.byteLength + chunk.byteLength);
-      const pointer = this.core.guarded(() => m._malloc(capacity));
-      if (!pointer) throw new VisualQuantError('out_of_memory', `cannot allocate ${capacity} bytes in wasm memory`);
+      const pointer = this.core.guarded(() => heapAlloc(m, capacity));
       m.HEAPU8.copyWithin(pointer, this.pointer, this.pointer + this.byteLength);
       m._free(this.pointer);
       this.pointer = pointer;
@@ -652,10 +737,7 @@ VisualQuant.prototype.open = function open(firstBytes, firstName, secondBytes, s
     const toHeap = this.heapWriter(held);
     const comparison = new OpenComparison(this, session, held);
     try {
-      for (const [name, data] of Object.entries(externalFiles)) {
-        comparison.external.push({ name, pointer: toHeap(data), size: data.byteLength });
-        unwrap(session.addExternalFile(name, comparison.external.at(-1).pointer, data.byteLength));
-      }
+      for (const [name, data] of Object.entries(externalFiles)) comparison.external.push(addExternal(session, this.module, toHeap, name, data));
       const first = { pointer: toHeap(firstBytes), size: firstBytes.byteLength };
       const second = { pointer: toHeap(secondBytes), size: secondBytes.byteLength };
       comparison.files = { first, second };

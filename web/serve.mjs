@@ -96,7 +96,23 @@ const server = createServer((req, res) => {
     res.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('not found\n');
     return;
   }
-  res.writeHead(200, { ...headers, 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Content-Length': size });
+  const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
+  // One byte range (RFC 9110): the page reads a large model's external-data files a weight at a
+  // time, never whole. Anything else in a Range header is answered with the whole file.
+  const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+  if (range) {
+    const start = Number(range[1]);
+    const end = Math.min(range[2] === '' ? size - 1 : Number(range[2]), size - 1);
+    if (start >= size || end < start) {
+      res.writeHead(416, { ...headers, 'Content-Range': `bytes */${size}` }).end();
+      return;
+    }
+    res.writeHead(206, { ...headers, 'Content-Type': type, 'Content-Length': end - start + 1, 'Content-Range': `bytes ${start}-${end}/${size}`, 'Accept-Ranges': 'bytes' });
+    if (req.method === 'HEAD') res.end();
+    else createReadStream(file, { start, end, highWaterMark: READ_CHUNK }).pipe(res);
+    return;
+  }
+  res.writeHead(200, { ...headers, 'Content-Type': type, 'Content-Length': size, 'Accept-Ranges': 'bytes' });
   if (req.method === 'HEAD') res.end();
   else createReadStream(file, { highWaterMark: READ_CHUNK }).pipe(res);
 });

@@ -1,6 +1,9 @@
 #include "model/external_data.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <new>
 #include <fstream>
 
 #include "util/error.h"
@@ -120,20 +123,50 @@ PayloadBytes DirectoryExternalData::read(const std::string& path, std::uint64_t 
   return PayloadBytes(file.bytes, view, file.mapped);
 }
 
-void InMemoryExternalData::add(const std::string& name, SharedBytes bytes) {
-  files_[normalize_external_location(name)] = std::move(bytes);
+void GivenExternalData::add(const std::string& name, SharedBytes bytes) {
+  const std::string path = normalize_external_location(name);
+  readers_.erase(path);
+  files_[path] = std::move(bytes);
 }
 
-std::optional<std::uint64_t> InMemoryExternalData::file_size(const std::string& path) const {
-  auto it = files_.find(path);
-  if (it == files_.end()) return std::nullopt;
-  return it->second.size();
+void GivenExternalData::add_reader(const std::string& name, std::uint64_t size, RangeReader reader) {
+  const std::string path = normalize_external_location(name);
+  files_.erase(path);
+  readers_[path] = {size, std::move(reader)};
 }
 
-PayloadBytes InMemoryExternalData::read(const std::string& path, std::uint64_t offset, std::uint64_t length) const {
-  // A view: the caller's bytes (the wasm heap's copy of a picked file) stay where they are.
-  const SharedBytes& file = files_.at(path);
-  return PayloadBytes(file, ByteView(file.data() + offset, static_cast<std::size_t>(length)), false);
+std::optional<std::uint64_t> GivenExternalData::file_size(const std::string& path) const {
+  if (auto it = files_.find(path); it != files_.end()) return it->second.size();
+  if (auto it = readers_.find(path); it != readers_.end()) return it->second.size;
+  return std::nullopt;
+}
+
+PayloadBytes GivenExternalData::read(const std::string& path, std::uint64_t offset, std::uint64_t length) const {
+  if (auto it = files_.find(path); it != files_.end()) {
+    // A view: the caller's bytes (the wasm heap's copy of a picked file) stay where they are.
+    const SharedBytes& file = it->second;
+    return PayloadBytes(file, ByteView(file.data() + offset, static_cast<std::size_t>(length)), false);
+  }
+  const ReadFile& file = readers_.at(path);
+  if (offset > file.size || length > file.size - offset)
+    throw Error(ErrorCode::Io, "could not read " + std::to_string(length) + " bytes at offset " + std::to_string(offset) +
+                                   " of external data file '" + printable(path) + "': it has " + std::to_string(file.size) + " bytes");
+  if (length >= SIZE_MAX)  // wasm's 32-bit addresses: one weight of 4 GiB cannot be held at all
+    throw Error(ErrorCode::Io, "a weight of " + std::to_string(length) + " bytes in external data file '" + printable(path) +
+                                   "' is larger than this build's memory can address (" + std::to_string(SIZE_MAX) + " bytes)");
+  const auto size = static_cast<std::size_t>(length);
+  std::unique_ptr<std::uint8_t[]> buffer(new (std::nothrow) std::uint8_t[size == 0 ? 1 : size]);
+  if (!buffer)
+    throw Error(ErrorCode::Io, "not enough memory to hold " + std::to_string(length) + " bytes of external data file '" +
+                                   printable(path) + "' (one weight is read whole)");
+  for (std::size_t done = 0; done < size;) {
+    const std::size_t piece = std::min(size - done, largest_read_);
+    file.reader(offset + done, piece, buffer.get() + done);
+    done += piece;
+  }
+  SharedBytes bytes = SharedBytes::from_buffer(std::move(buffer), size);
+  const ByteView view = bytes.view();
+  return PayloadBytes(std::move(bytes), view, false);
 }
 
 }  // namespace vq

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -56,15 +57,33 @@ class DirectoryExternalData : public ExternalDataSource {
   mutable std::map<std::string, Opened> opened_;
 };
 
-// Files handed over by the caller (the browser's file picker, the VS Code host), by relative name.
-class InMemoryExternalData : public ExternalDataSource {
+// Files the caller gives, by relative name: bytes it holds (a small file already in wasm memory), or a
+// function that reads a byte range of a file it keeps (the page's File slices and URL byte ranges,
+// Node's fs.readSync at an offset). Read by range, a file of any size costs the memory of the weight
+// being read: a 13 GB model's data files never enter the wasm heap whole, which holds 4 GiB at most.
+class GivenExternalData : public ExternalDataSource {
  public:
+  // Fills `into` with the file's bytes [offset, offset + length); throws Error(Io) when it cannot.
+  using RangeReader = std::function<void(std::uint64_t offset, std::size_t length, std::uint8_t* into)>;
+  // A read of more than `largest_read` bytes asks the reader in pieces of at most that: the host's
+  // own copy of a piece (a browser's ArrayBuffer from a File slice) stays that small.
+  explicit GivenExternalData(std::size_t largest_read = kLargestRead) : largest_read_(largest_read == 0 ? 1 : largest_read) {}
   void add(const std::string& name, SharedBytes bytes);
+  void add_reader(const std::string& name, std::uint64_t size, RangeReader reader);
   std::optional<std::uint64_t> file_size(const std::string& path) const override;
+  // A view of given bytes; a buffer of its own (freed with the PayloadBytes) for a file read by range.
   PayloadBytes read(const std::string& path, std::uint64_t offset, std::uint64_t length) const override;
 
+  static constexpr std::size_t kLargestRead = std::size_t{16} << 20;
+
  private:
+  struct ReadFile {
+    std::uint64_t size = 0;
+    RangeReader reader;
+  };
+  std::size_t largest_read_;
   std::map<std::string, SharedBytes> files_;
+  std::map<std::string, ReadFile> readers_;
 };
 
 // No external files available (a model loaded from bytes alone): every reference is missing.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -137,6 +138,26 @@ class Model {
   // Where the skeleton's stripped payloads sit in `bytes`: a tensor left in the skeleton (a node
   // attribute's tensor, summarised on demand by report/node_detail.h) is read through them.
   std::vector<PayloadSpan> payload_spans;
+};
+
+// A tensor's payload read when first looked at, not when made: the weight views of a whole model can
+// be set up (their shapes, their sizes, their order of work) without reading a byte, and each weight
+// is read when its turn comes. Where external data is read by range into buffers of its own (wasm),
+// making every view first had held the whole model in memory at once. Thread-safe; the model must
+// outlive it.
+class LazyPayload {
+ public:
+  LazyPayload(const Model& model, const Tensor& tensor) : model_(&model), tensor_(&tensor) {}
+  ByteView view() const {
+    std::call_once(once_, [this] { bytes_.emplace(model_->payload(*tensor_)); });
+    return bytes_->view();
+  }
+
+ private:
+  const Model* model_;
+  const Tensor* tensor_;
+  mutable std::once_flag once_;
+  mutable std::optional<PayloadBytes> bytes_;
 };
 
 }  // namespace vq

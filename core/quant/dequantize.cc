@@ -114,15 +114,16 @@ double dequantized_value(double code, double zero_point, double scale, ElementTy
 
 }  // namespace
 
-ElementReader::ElementReader(const Model& model, const Tensor& tensor) : tensor_(tensor), bytes_(model.payload(tensor)) {}
+ElementReader::ElementReader(const Model& model, const Tensor& tensor)
+    : tensor_(tensor), bytes_(std::make_shared<const LazyPayload>(model, tensor)) {}
 
 void ElementReader::read(std::uint64_t first, std::size_t count, double* out) const {
-  decode_to_double(*tensor_.type, bytes_.view(), first, count, out);
+  decode_to_double(*tensor_.type, bytes_->view(), first, count, out);
 }
 
 double ElementReader::at(std::uint64_t index) const {
   double out = 0;
-  decode_to_double(*tensor_.type, bytes_.view(), index, 1, &out);
+  decode_to_double(*tensor_.type, bytes_->view(), index, 1, &out);
   return out;
 }
 

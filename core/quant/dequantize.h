@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -56,7 +57,7 @@ class ElementReader {
 
  private:
   const Tensor& tensor_;
-  PayloadBytes bytes_;
+  std::shared_ptr<const LazyPayload> bytes_;  // read on the first element asked for
 };
 
 // DequantizeLinear of single elements, with the same arithmetic as dequantize_linear.

@@ -120,7 +120,7 @@ std::optional<ConstantView> packed_block_view(const Model& m, const PackedBlocks
     return std::nullopt;
   auto scales = std::make_shared<std::vector<double>>(tensor_values(m, m.tensors[p.scales]));
   if (scales->size() < *slots) return std::nullopt;
-  auto b = std::make_shared<PayloadBytes>(m.payload(m.tensors[p.codes]));
+  auto b = std::make_shared<const LazyPayload>(m, m.tensors[p.codes]);  // read when the first code is
   const TensorId zt = p.zero_points;
   const bool packed_zp = zt != kNone && m.tensors[zt].type->type == ElementType::Uint8;
   auto zp_bytes = std::make_shared<PayloadBytes>(packed_zp ? m.payload(m.tensors[zt]) : PayloadBytes(ByteView()));

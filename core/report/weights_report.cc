@@ -284,11 +284,12 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
   std::vector<Result> results(pairs.size());
   std::vector<std::size_t> largest_first(pairs.size());
   std::vector<std::uint64_t> size(pairs.size());
-  std::vector<std::optional<WeightView>> float_views(pairs.size()), quant_views(pairs.size());
+  // Views are made where each pair is analysed, not all first: a view may hold its weight's bytes
+  // (external data read by range, in wasm), and all of them at once were the whole model.
+  const auto float_view = [&](std::size_t i) { return op_weight_view(c.float_model, c.float_graph.ops[pairs[i].float_op]); };
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    float_views[i] = op_weight_view(c.float_model, c.float_graph.ops[pairs[i].float_op]);
-    quant_views[i] = op_weight_view(c.quant_model, c.quant_graph.ops[pairs[i].quant_op]);
-    size[i] = float_views[i] ? float_views[i]->layout.rows * float_views[i]->layout.cols : 0;
+    const std::optional<WeightView> view = float_view(i);  // its shape; no weight is read (LazyPayload)
+    size[i] = view ? view->layout.rows * view->layout.cols : 0;
     largest_first[i] = i;
   }
   std::stable_sort(largest_first.begin(), largest_first.end(), [&](std::size_t a, std::size_t b) { return size[a] > size[b]; });
@@ -304,21 +305,23 @@ json weights_report(const Comparison& c, const WeightAnalysisOptions& options, b
   }
   parallel_for(pairs.size(), [&](std::size_t k) {
     const std::size_t i = largest_first[k];
-    if (float_views[i] && quant_views[i]) {
+    std::optional<WeightView> float_weight = float_view(i);
+    std::optional<WeightView> quant_weight = op_weight_view(c.quant_model, c.quant_graph.ops[pairs[i].quant_op]);
+    if (float_weight && quant_weight) {
       WeightAnalysisOptions these = analysis;
       if (evidence) {
         const LintEvidenceNeeds needs = lint_evidence_needs(c, pairs[i]);
         these.row_evidence = needs.peaks || needs.channels;
         these.channel_evidence = needs.channels;
       }
-      WeightAnalysis a = analyze_weight_pair(*float_views[i], *quant_views[i], pairs[i].adjust, these);
+      WeightAnalysis a = analyze_weight_pair(*float_weight, *quant_weight, pairs[i].adjust, these);
       results[i] = {weight_layer_json(c, pairs[i], a, detail), a.error.sqnr_db, a.rows * a.cols};
       if (evidence) evidence->rows[i] = std::move(a.evidence);  // each pair's own slot: no lock
     }
     // Done with this pair's bytes: an external-data weight's pages go back now (PayloadBytes), so
     // the analysis holds the weights it is reading, one per core, not the whole model.
-    float_views[i].reset();
-    quant_views[i].reset();
+    float_weight.reset();
+    quant_weight.reset();
     if (!progress) return;
     const std::lock_guard<std::mutex> hold(progress_lock);
     ++done.layers_done;

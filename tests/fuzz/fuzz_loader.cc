@@ -53,7 +53,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (::symlink("/etc/hostname", (dir + "/link_out.bin").c_str()) != 0) std::abort();
   if (::mkfifo((dir + "/fifo").c_str(), 0600) != 0) std::abort();
   g_folder = std::make_shared<vq::DirectoryExternalData>(dir);
-  auto memory = std::make_shared<vq::InMemoryExternalData>();
+  auto memory = std::make_shared<vq::GivenExternalData>();
   memory->add("w.bin", vq::SharedBytes::from_vector(w));
   memory->add("sub/w.bin", vq::SharedBytes::from_vector(w));
   memory->add("empty.bin", vq::SharedBytes::from_vector({}));

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -62,7 +63,7 @@ BOOST_AUTO_TEST_CASE(a_symbolic_link_out_of_the_folder_is_refused) {
 BOOST_AUTO_TEST_CASE(in_memory_files_serve_models_loaded_from_bytes) {
   const std::string model_bytes = read_text(fixture("valid/external/model.onnx"));
   const std::string weights = read_text(fixture("valid/external/weights.bin"));
-  auto files = std::make_shared<InMemoryExternalData>();
+  auto files = std::make_shared<GivenExternalData>();
   files->add("weights.bin", SharedBytes::borrow(reinterpret_cast<const std::uint8_t*>(weights.data()), weights.size()));
   const Model model = load_model(SharedBytes::from_vector({model_bytes.begin(), model_bytes.end()}), files);
   const Model from_disk = load_model_file(fixture("valid/external/model.onnx"));
@@ -155,12 +156,27 @@ BOOST_AUTO_TEST_CASE(weights_in_external_files_are_analysed_as_inline_ones) {
       const std::string from_folder = analysis_of(run_comparison(load_model_file((dir / "float.onnx").string()), load_model_file((dir / "quant.onnx").string()), "float.onnx", "quant.onnx"));
       BOOST_TEST(from_folder == inline_analysis);
       const auto in_memory = [&](const std::string& side, const std::map<std::string, std::string>& files) {
-        auto source = std::make_shared<InMemoryExternalData>();
+        auto source = std::make_shared<GivenExternalData>();
         for (const auto& [name, bytes] : files) source->add(name, SharedBytes::from_vector({bytes.begin(), bytes.end()}));
         const std::string model = read_text((dir / (side + ".onnx")).string());
         return load_model(SharedBytes::from_vector({model.begin(), model.end()}), source);
       };
       BOOST_TEST(analysis_of(run_comparison(in_memory("float", float_files), in_memory("quant", quant_files), "float.onnx", "quant.onnx")) == inline_analysis);
+      // Read by range through the host's function (the page's and Node's route for large files), in
+      // pieces of 7 bytes so that every tensor is split across reads, at unaligned offsets.
+      const auto by_range = [&](const std::string& side, const std::map<std::string, std::string>& files) {
+        auto source = std::make_shared<GivenExternalData>(7);
+        for (const auto& [name, bytes] : files) {
+          const std::string* file = &bytes;
+          source->add_reader(name, bytes.size(), [file](std::uint64_t offset, std::size_t length, std::uint8_t* into) {
+            BOOST_REQUIRE(length <= 7);
+            std::memcpy(into, file->data() + offset, length);
+          });
+        }
+        const std::string model = read_text((dir / (side + ".onnx")).string());
+        return load_model(SharedBytes::from_vector({model.begin(), model.end()}), source);
+      };
+      BOOST_TEST(analysis_of(run_comparison(by_range("float", float_files), by_range("quant", quant_files), "float.onnx", "quant.onnx")) == inline_analysis);
       fs::remove_all(dir);
       fs::create_directories(dir);
     }
@@ -180,5 +196,33 @@ BOOST_AUTO_TEST_CASE(external_files_are_read_in_place) {
   const std::uint64_t size = fs::file_size(fixture("valid/external/weights.bin"));
   BOOST_CHECK_EXCEPTION(model.external->read(t.external.path, size - 2, 4), Error, [](const Error& e) {
     return e.code() == ErrorCode::Io && std::string(e.what()).find("bytes now") != std::string::npos;
+  });
+}
+
+// A file read by range: each read is a buffer of its own, filled piece by piece at the right offsets;
+// a range past the file's end and a reader that fails are clear errors, not reads of other memory.
+BOOST_AUTO_TEST_CASE(files_read_by_range_are_read_in_pieces) {
+  std::string file(1000, '\0');
+  for (std::size_t i = 0; i < file.size(); ++i) file[i] = static_cast<char>(i * 7 + 3);
+  std::vector<std::pair<std::uint64_t, std::size_t>> asked;
+  GivenExternalData source(64);
+  source.add_reader("w.bin", file.size(), [&](std::uint64_t offset, std::size_t length, std::uint8_t* into) {
+    asked.emplace_back(offset, length);
+    std::memcpy(into, file.data() + offset, length);
+  });
+  source.add_reader("broken.bin", 100, [](std::uint64_t, std::size_t, std::uint8_t*) {
+    throw Error(ErrorCode::Io, "broken.bin: the file was removed");
+  });
+  BOOST_TEST(*source.file_size("w.bin") == 1000u);
+  BOOST_TEST(!source.file_size("other.bin"));
+  const PayloadBytes bytes = source.read("w.bin", 101, 150);
+  BOOST_TEST(std::string(bytes.view().as_string_view()) == file.substr(101, 150));
+  const std::vector<std::pair<std::uint64_t, std::size_t>> pieces = {{101, 64}, {165, 64}, {229, 22}};
+  BOOST_TEST((asked == pieces));
+  BOOST_CHECK_EXCEPTION(source.read("w.bin", 990, 20), Error, [](const Error& e) {
+    return e.code() == ErrorCode::Io && std::string(e.what()).find("it has 1000 bytes") != std::string::npos;
+  });
+  BOOST_CHECK_EXCEPTION(source.read("broken.bin", 0, 10), Error, [](const Error& e) {
+    return e.code() == ErrorCode::Io && std::string(e.what()).find("removed") != std::string::npos;
   });
 }

@@ -25,6 +25,11 @@ const cli = path.join(process.env.VQ_NATIVE_BUILD ?? path.join(root, 'build/nati
 /** Files on disk by file: URL, as workspace.fs would give them. */
 class DiskFiles implements HostFiles {
   reads: string[] = [];
+  /** `local`: files are on this machine's disk, as WorkspaceFiles says of file: URIs (localPath). */
+  constructor(private readonly local = false) {}
+  localPath(ref: FileReference): string | null {
+    return this.local ? fileURLToPath(ref.ref) : null;
+  }
   async version(ref: FileReference) {
     const s = statSync(fileURLToPath(ref.ref));
     return `${s.size}:${s.mtimeMs}`;
@@ -45,11 +50,11 @@ class DiskFiles implements HostFiles {
 const ref = (file: string): FileReference => ({ name: path.basename(file), ref: pathToFileURL(file).href });
 const connections: NodeCoreConnection[] = [];
 
-function session() {
+function session(local = false) {
   const core = new NodeCoreConnection(worker);
   connections.push(core);
   const posted: FromCore[] = [];
-  const files = new DiskFiles();
+  const files = new DiskFiles(local);
   const dispatcher = new HostDispatcher({ core, files, post: (m) => posted.push(m) });
   let next = 1;
   /** A request as the webview sends it; resolves with the answer posted back. */
@@ -150,6 +155,32 @@ test('external data is read next to the model when the core names it', async () 
     const opened = await ask('open', { first: ref(models[0]), second: ref(models[1]), external: [] });
     assert.equal(opened.type, 'result', JSON.stringify(opened));
     assert.ok(files.reads.some((n) => !n.endsWith('.onnx')), `external file read: ${files.reads.join(', ')}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('external data on the local disk is read by the core\'s thread a weight at a time, never whole by the host: the CLI\'s weights', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-external-range-'));
+  try {
+    const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+    for (const side of ['float', 'quant']) {
+      const r = spawnSync(python, [path.join(root, 'tests/fixtures/externalise.py'), path.join(pairs, 'ort_matmulnbits_4bit', `${side}.onnx`), dir, side], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+    }
+    const { ask, files } = session(true);
+    const opened = await ask('open', { first: ref(path.join(dir, 'float.onnx')), second: ref(path.join(dir, 'quant.onnx')), external: [] });
+    assert.equal(opened.type, 'result', JSON.stringify(opened));
+    // The host reads the models (again for each data file the core names), never a data file.
+    assert.deepEqual([...new Set(files.reads)].sort(), ['float.onnx', 'quant.onnx']);
+    const native = spawnSync(cli, ['compare', path.join(dir, 'float.onnx'), path.join(dir, 'quant.onnx'), '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    assert.equal(native.status, 0, native.stderr);
+    const weights = await ask('weights', {});
+    assert.equal(weights.type, 'result', JSON.stringify(weights));
+    const layers = (weights as { result: Result<'weights'> }).result.layers;
+    const want = JSON.parse(native.stdout).weights.layers as typeof layers;
+    assert.ok(want.length > 0);
+    assert.deepEqual(layers.map((l) => [l.float_node, l.quant_node, l.error.sqnr_db]), want.map((l) => [l.float_node, l.quant_node, l.error.sqnr_db]));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -21,6 +21,11 @@ export interface HostFiles {
    * Throws CoreRequestError('unsafe_external_path') when it is, or its path goes through, a symbolic link.
    */
   sibling(model: FileReference, name: string): Promise<FileReference | null>;
+  /**
+   * The path of a file on this machine's disk, which the core's thread then reads by range (a weight
+   * at a time, never whole); null for a file elsewhere (a remote or virtual file system), read whole.
+   */
+  localPath?(ref: FileReference): string | null;
 }
 
 /** A progress notification (with its own Cancel) for the long requests. */
@@ -168,9 +173,14 @@ export class HostDispatcher {
     const models = this.modelsOf(message).filter(isReference);
     const extra: FileReference[] = [];
     for (let attempt = 0; ; attempt++) {
-      const read = await this.read([...models, ...extra], running, progress);
+      // External data on the local disk is read by the core's thread by range; the rest is read here.
+      const onDisk = new Map(extra.flatMap((f) => {
+        const p = this.deps.files.localPath?.(f);
+        return p ? [[f, { name: f.name, path: p }] as const] : [];
+      }));
+      const read = await this.read([...models, ...extra.filter((f) => !onDisk.has(f))], running, progress);
       const resolve = (f: FileSource) => (isReference(f) ? read.get(f)! : f);
-      const external = [...message.params.external, ...extra.map((f) => read.get(f)!)];
+      const external = [...message.params.external, ...extra.map((f) => onDisk.get(f) ?? read.get(f)!)];
       const params = message.method === 'open'
         ? {
           first: resolve(message.params.first), second: resolve(message.params.second),

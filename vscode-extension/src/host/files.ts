@@ -3,6 +3,8 @@
 // (and external-data files next to them, never through a symbolic link): any other reference is refused.
 import * as vscode from 'vscode';
 import type { FileReference } from '../../../web/src/protocol/messages';
+import { CoreRequestError } from '../../../web/src/protocol/connection';
+import { heldFileRefusal } from '../../../web/src/protocol/file_limits';
 import type { HostFiles } from './dispatch';
 import { externalFileIn, type LinkAwareFileSystem } from './external_file';
 
@@ -36,6 +38,9 @@ export class WorkspaceFiles implements HostFiles {
   async read(ref: FileReference, signal: AbortSignal, onProgress: (loaded: number, total: number) => void): Promise<Uint8Array> {
     const uri = this.uriOf(ref);
     const size = (await vscode.workspace.fs.stat(uri)).size;
+    // Refused before it is read: workspace.fs reads a file whole, and the core could not hold it.
+    const refusal = heldFileRefusal(ref.name, size);
+    if (refusal) throw new CoreRequestError('out_of_memory', refusal);
     onProgress(0, size);
     // workspace.fs reads a file whole: a cancel answers at once, and the read's bytes are dropped.
     const aborted = new Promise<never>((_, reject) => {
@@ -46,6 +51,11 @@ export class WorkspaceFiles implements HostFiles {
     const bytes = await Promise.race([vscode.workspace.fs.readFile(uri), aborted]);
     onProgress(bytes.byteLength, size);
     return bytes;
+  }
+
+  localPath(ref: FileReference): string | null {
+    const uri = this.uriOf(ref);
+    return uri.scheme === 'file' ? uri.fsPath : null;
   }
 
   /** Throws unsafe_external_path for a symbolic link (external_file.ts). */

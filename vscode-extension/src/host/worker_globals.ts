@@ -1,7 +1,12 @@
 // The few browser globals the core's Web Worker script uses, given to it in a Node worker thread:
 // `self` (postMessage and onmessage over the parent port, location next to this script) and fetch,
-// for the wasm file beside it. The core reads nothing else: any other URL is refused.
+// for the wasm file beside it. The core reads nothing else: any other URL is refused. And the disk
+// reads of external-data files by range (diskFiles), which the host names by path once it has
+// checked them (files.ts): a weight at a time, with fs.readSync at its offset.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { RangeFile } from 'visualquant-core';
+import { diskFiles } from '../../../web/src/worker/range_files';
 import { parentPort } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 
@@ -28,3 +33,24 @@ Object.assign(globalThis, {
     return new Response(await readFile(fileURLToPath(url)));
   },
 });
+
+diskFiles.open = (name, path) => {
+  const size = withFile(path, (fd) => fstatSync(fd).size);
+  return new RangeFile(size, (offset, length, target) => withFile(path, (fd) => {
+    // Opened per read: a file removed or cut since is an error here, not a read of stale bytes.
+    for (let done = 0; done < length;) {
+      const n = readSync(fd, target, done, length - done, offset + done);
+      if (n === 0) throw new Error(`${name} ends before byte ${offset + length}: it changed since it was opened`);
+      done += n;
+    }
+  }), path);
+};
+
+function withFile<T>(path: string, use: (fd: number) => T): T {
+  const fd = openSync(path, 'r');
+  try {
+    return use(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

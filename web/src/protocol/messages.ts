@@ -40,9 +40,19 @@ export interface FileStream {
   blob?: Blob;
   url?: string;
 }
-export type FileSource = FilePayload | FileReference | FileStream;
+/**
+ * An external-data file on the local disk that the core's thread reads by range itself, a weight at
+ * a time (the VS Code extension host's thread, with fs.readSync): a host names only files it has
+ * checked (inside the model's folder, no symbolic link). A core without a disk refuses it.
+ */
+export interface FileOnDisk {
+  name: string;
+  path: string;
+}
+export type FileSource = FilePayload | FileReference | FileStream | FileOnDisk;
 export const isReference = (f: FileSource): f is FileReference => 'ref' in f;
 export const isStream = (f: FileSource): f is FileStream => 'blob' in f || 'url' in f;
+export const isOnDisk = (f: FileSource): f is FileOnDisk => 'path' in f;
 
 export type LayoutView = 'logical' | 'nodes';
 
@@ -78,11 +88,11 @@ export interface CoreMethods {
    * float model and A are the pair (`report`), the float model and B the pair 'B' (`versionB`).
    */
   open: {
-    params: { first: FileSource; second: FileSource; third?: FileSource; external: Array<FilePayload | FileStream> };
+    params: { first: FileSource; second: FileSource; third?: FileSource; external: Array<FilePayload | FileStream | FileOnDisk> };
     result: { report: CompareReport; version: string; versionB?: CompareReport };
   };
   /** Loads one model (the single-model viewer) and keeps it open; its inspect report. Replaces an open model. */
-  openModel: { params: { file: FileSource; external: Array<FilePayload | FileStream> }; result: { inspect: InspectReport; version: string } };
+  openModel: { params: { file: FileSource; external: Array<FilePayload | FileStream | FileOnDisk> }; result: { inspect: InspectReport; version: string } };
   /** The open model's graph laid out. */
   layoutModel: { params: { view: LayoutView }; result: LayoutReport };
   /** Both graphs laid out side by side (matched ops in shared rows), of the open pair. */
@@ -277,7 +287,7 @@ export const ERROR_WORDS: Record<string, string> = {
   unset_dimension: 'an input dimension is symbolic and needs a value',
   runtime_failure: 'ONNX Runtime could not load or run a model',
   cannot_keep_in_float: 'the entries asked for cannot be kept in float',
-  out_of_memory: 'the browser ran out of memory for the models',
+  out_of_memory: 'the models do not fit in the memory the core has',
   not_found: 'no such node',
   no_open_pair: 'no models are open',
   no_open_model: 'no model is open',

@@ -11,9 +11,9 @@
 // A request on which the wasm instance fails (not with the core's own error: a trap, a stack
 // overflow) gets an error with `restarted`, and the instance is replaced (live_core.ts): what it had
 // open is dropped, and the next request runs on a fresh one.
-import { HeapFile, VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison, type VisualQuant } from 'visualquant-core';
+import { HeapFile, RangeFile, VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison, type VisualQuant } from 'visualquant-core';
 import {
-  BACKGROUND, isReference, isStream, type CompareReport, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type PairName, type Params, type ProgressMessage, type RequestMessage,
+  BACKGROUND, isOnDisk, isReference, isStream, type CompareReport, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type PairName, type Params, type ProgressMessage, type RequestMessage,
   type Result, type ToCore,
 } from '../protocol/messages';
 import { runActivationJob } from './activation_job';
@@ -22,6 +22,8 @@ import { LiveCore } from './live_core';
 import { CORE_MODULE_HASH, isCoreModuleMessage, type CoreModuleMessage } from './core_module';
 import { resetOrt } from './ort_engine';
 import { dropPrefetched, fetchSource, prefetchUrls } from './url_prefetch';
+import { heldFileRefusal } from '../protocol/file_limits';
+import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl } from './range_files';
 import { warmUpUntilRequested } from './warm_up';
 
 interface OpenPair {
@@ -123,7 +125,7 @@ function closePairs() {
 
 /** Loads two models and aligns them: an open pair (not yet the worker's own). */
 async function openPair(vq: VisualQuant, first: FileSource, second: FileSource, external: FileSource[], id: number): Promise<OpenPair> {
-  const [a, b, ...rest] = await loadAll(vq, [first, second, ...external], id);
+  const { models: [a, b], external: rest } = await loadAll(vq, [first, second], id, external);
   progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
   let comparison;
   try {
@@ -183,16 +185,29 @@ function requireModel() {
   return model;
 }
 
-type Loaded = Uint8Array | HeapFile;
+/** A model file, held whole in the core's memory. */
+type Held = Uint8Array | HeapFile;
+/** Any file: external data may be read by range. */
+type Loaded = Held | RangeFile;
 
 /**
  * A file's bytes for the core: given (FilePayload), or read here chunk by chunk straight into its
  * memory (FileStream: a picked File, a same-origin URL), with the bytes read so far as progress.
  */
-async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, total: number) => void): Promise<Loaded> {
+async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, total: number) => void, external = false): Promise<Loaded> {
   // References are the host's to read (the VS Code extension host resolves them before they get here).
   if (isReference(f)) throw Object.assign(new Error(`${f.name}: this core cannot read files by reference`), { code: 'usage' });
+  if (isOnDisk(f)) {
+    if (!external) throw Object.assign(new Error(`${f.name}: a model file is given by its bytes, only external data by its path`), { code: 'usage' });
+    return rangeFileOf(f.name, () => rangeFileOfPath(f.name, f.path));
+  }
   if (!isStream(f)) return new Uint8Array(f.bytes);
+  // External data is read by range, a weight at a time, when the core reads it (range_files.ts).
+  if (external && f.blob) return rangeFileOf(f.name, () => rangeFileOfBlob(f.name, f.blob!));
+  if (external) {
+    const ranged = await rangeFileOf(f.name, () => rangeFileOfUrl(f.name, f.url!));
+    if (ranged) return ranged;
+  }
   let stream: ReadableStream<Uint8Array>, total: number;
   if (f.blob) {
     stream = f.blob.stream();
@@ -204,6 +219,12 @@ async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, tota
     if (!response.ok || !response.body) throw Object.assign(new Error(`${f.name}: HTTP ${response.status} ${response.statusText}`), { code: 'io' });
     stream = response.body;
     total = Number(response.headers.get('content-length')) || 0;  // a hint: compressed bodies are longer
+  }
+  try {
+    refuseTooLargeToHold(f.name, total);
+  } catch (e) {
+    await stream.cancel();
+    throw e;
   }
   const file = vq.heapFile(total);
   try {
@@ -218,17 +239,37 @@ async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, tota
   } catch (e) {
     file.free();
     if (e instanceof VisualQuantError) throw e;
-    throw Object.assign(new Error(`${f.name}: ${e instanceof Error ? e.message : String(e)}`), { code: 'io' });
+    // A browser says "permission problems" (NotReadableError) when a picked file changed or went.
+    const why = e instanceof DOMException && e.name === 'NotReadableError' ? 'it could not be read: was it moved, changed or deleted since it was given?'
+      : e instanceof Error ? e.message : String(e);
+    throw Object.assign(new Error(`${f.name}: ${why}`), { code: 'io' });
   }
+}
+
+/** A range reader made by `make`, its failure an 'io' error that names the file. */
+async function rangeFileOf<T>(name: string, make: () => T | Promise<T>): Promise<T> {
+  try {
+    return await make();
+  } catch (e) {
+    if (typeof (e as { code?: unknown })?.code === 'string') throw e;
+    throw Object.assign(new Error(`${name}: ${e instanceof Error ? e.message : String(e)}`), { code: 'io' });
+  }
+}
+
+/** A model file too large to hold whole is refused before any of it is read (protocol/file_limits.ts). */
+function refuseTooLargeToHold(name: string, size: number) {
+  const refusal = heldFileRefusal(name, size);
+  if (refusal) throw Object.assign(new Error(refusal), { code: 'out_of_memory' });
 }
 
 /**
  * Every file loaded, with one progress line over all of them; on a failure, what was read is freed.
  * The files are read at the same time: one after the other, the second URL's body waited behind
  * the first (the network holds little of a body nobody reads), and two 80 and 40 MB models took
- * the sum of their times rather than about the longer one's.
+ * the sum of their times rather than about the longer one's. The model files (`files`) are read
+ * whole; `external` data becomes range readers where it can (load).
  */
-async function loadAll(vq: VisualQuant, files: FileSource[], id: number): Promise<Loaded[]> {
+async function loadAll(vq: VisualQuant, files: FileSource[], id: number, external: FileSource[]): Promise<{ models: Held[]; external: Loaded[] }> {
   const streamed = files.filter(isStream);
   const total = streamed.reduce((n, f) => n + (f.blob?.size ?? 0), 0);
   let read = 0, shown = 0;
@@ -239,9 +280,12 @@ async function loadAll(vq: VisualQuant, files: FileSource[], id: number): Promis
     shown = now;
     progress(id, 'reading', `reading ${mb(read)}${total ? ` of ${mb(total)}` : ''}`, total ? read / total : undefined);
   };
-  const settled = await Promise.allSettled(files.map((f) => load(vq, f, onRead)));
+  const settled = await Promise.allSettled([...files.map((f) => load(vq, f, onRead)), ...external.map((f) => load(vq, f, onRead, true))]);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<Loaded>).value);
+  if (!failed) {
+    const loaded = settled.map((s) => (s as PromiseFulfilledResult<Loaded>).value);
+    return { models: loaded.slice(0, files.length) as Held[], external: loaded.slice(files.length) };
+  }
   for (const s of settled) if (s.status === 'fulfilled' && s.value instanceof HeapFile) s.value.free();
   throw failed.reason;
 }
@@ -336,7 +380,7 @@ const handlers: { [M in Method]: Handler<M> } = {
     model?.views.close();
     model = null;
     const vq = live!.current!;
-    const [bytes, ...rest] = await loadAll(vq, [file, ...external], id);
+    const { models: [bytes], external: rest } = await loadAll(vq, [file], id, external);
     progress(id, 'loading', `loading ${file.name}`);
     try {
       model = { name: file.name, views: vq.openLayout(bytes, file.name, externalOf(external, rest)) };

@@ -13,8 +13,10 @@ interface Started {
 const started = new WeakMap<FileStream, Started>();
 
 function urlSourcesOf(message: RequestMessage): FileStream[] {
-  const sources: FileSource[] = message.method === 'open' ? [message.params.first, message.params.second, ...(message.params.third ? [message.params.third] : []), ...message.params.external]
-    : message.method === 'openModel' ? [message.params.file, ...message.params.external] : [];
+  // Model files only: external data is read by range when its weights are (range_files.ts), never
+  // fetched whole.
+  const sources: FileSource[] = message.method === 'open' ? [message.params.first, message.params.second, ...(message.params.third ? [message.params.third] : [])]
+    : message.method === 'openModel' ? [message.params.file] : [];
   return sources.filter((f): f is FileStream => isStream(f) && f.url !== undefined);
 }
 

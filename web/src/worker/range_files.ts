@@ -1,0 +1,62 @@
+// External-data files read by range, a weight at a time, when the core reads that weight: never
+// whole in the core's memory, which holds 4 GiB at most, so a 13 GB model's data files open as
+// easily as a small one's. The reads are synchronous (the core asks for bytes in the middle of its
+// work), which a worker may do: FileReaderSync for a File the user gave, a synchronous
+// XMLHttpRequest with a Range header for a URL. A server that does not answer ranges has the file
+// read whole instead (rangeFileOfUrl gives null). In the VS Code extension host's thread, a local
+// file is read with fs.readSync, which that thread installs (diskFiles.open): the page has no disk.
+import { RangeFile } from 'visualquant-core';
+
+// A worker's API, which the page's TypeScript library (dom) does not declare.
+declare const FileReaderSync: { new (): { readAsArrayBuffer(blob: Blob): ArrayBuffer } };
+
+/** A File's (or Blob's) bytes by range: a slice read with FileReaderSync. */
+export function rangeFileOfBlob(name: string, blob: Blob): RangeFile {
+  const reader = new FileReaderSync();
+  return new RangeFile(blob.size, (offset, length, target) => {
+    let bytes: ArrayBuffer;
+    try {
+      bytes = reader.readAsArrayBuffer(blob.slice(offset, offset + length));
+    } catch (e) {
+      // The browser says "permission problems" when the file changed or went since it was picked.
+      throw new Error(`${name} could not be read (${e instanceof Error ? e.message : String(e)}): was it moved, changed or deleted since it was given?`);
+    }
+    if (bytes.byteLength !== length) throw new Error(`${name} has ${bytes.byteLength} bytes at offset ${offset}, not the ${length} asked for: it changed since it was given`);
+    target.set(new Uint8Array(bytes));
+  }, blob);
+}
+
+/**
+ * A URL's bytes by range, when its server answers ranges (a first request of one byte tells, and
+ * gives the size); null when it does not.
+ */
+export async function rangeFileOfUrl(name: string, url: string): Promise<RangeFile | null> {
+  const probe = await fetch(url, { headers: { Range: 'bytes=0-0' } });
+  const total = /^bytes 0-0\/(\d+)$/.exec(probe.headers.get('content-range') ?? '');
+  await probe.body?.cancel();
+  if (probe.status !== 206 || !total) {
+    if (!probe.ok) throw Object.assign(new Error(`${name}: HTTP ${probe.status} ${probe.statusText}`), { code: 'io' });
+    return null;
+  }
+  return new RangeFile(Number(total[1]), (offset, length, target) => {
+    const request = new XMLHttpRequest();
+    request.open('GET', url, false);  // synchronous: allowed in a worker
+    request.responseType = 'arraybuffer';
+    request.setRequestHeader('Range', `bytes=${offset}-${offset + length - 1}`);
+    request.send();
+    const bytes = request.response as ArrayBuffer | null;
+    if (request.status !== 206 || !bytes || bytes.byteLength !== length) {
+      throw new Error(`${name}: the server answered HTTP ${request.status} with ${bytes?.byteLength ?? 0} bytes for bytes ${offset}-${offset + length - 1}`);
+    }
+    target.set(new Uint8Array(bytes));
+  }, url);
+}
+
+/** How this thread reads a local file by range; set where there is a disk (the extension host's thread). */
+export const diskFiles: { open?: (name: string, path: string) => RangeFile } = {};
+
+/** A local file by range, where this thread can read the disk. */
+export function rangeFileOfPath(name: string, path: string): RangeFile {
+  if (!diskFiles.open) throw Object.assign(new Error(`${name}: this core cannot read files from disk`), { code: 'usage' });
+  return diskFiles.open(name, path);
+}
