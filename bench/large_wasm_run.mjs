@@ -5,7 +5,8 @@
 // report's size and digest (the same pair natively gives the same report, byte for byte).
 //   node bench/large_wasm_run.mjs DIST FLOAT.onnx QUANT.onnx
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import * as fs from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadCore } from './wasm_bench_support.mjs';
@@ -14,20 +15,9 @@ const [dist, floatPath, quantPath] = process.argv.slice(2);
 const { RangeFile } = await import(pathToFileURL(path.join(dist, 'visualquant.mjs')).href);
 const core = await loadCore(dist);
 
-function rangeFile(file) {
-  const fd = openSync(file, 'r');
-  return new RangeFile(fstatSync(fd).size, (offset, length, target) => {
-    for (let done = 0; done < length;) {
-      const n = readSync(fd, target, done, length - done, offset + done);
-      if (n === 0) throw new Error(`${file} ends before byte ${offset + length}`);
-      done += n;
-    }
-  });
-}
-
 const external = {};
 for (const dir of new Set([path.dirname(floatPath), path.dirname(quantPath)])) {
-  for (const name of readdirSync(dir)) if (!name.endsWith('.onnx')) external[name] = rangeFile(path.join(dir, name));
+  for (const name of readdirSync(dir)) if (!name.endsWith('.onnx')) external[name] = RangeFile.ofPath(fs, path.join(dir, name), name);
 }
 const started = process.hrtime.bigint();
 const report = core.compare(readFileSync(floatPath), path.basename(floatPath), readFileSync(quantPath), path.basename(quantPath), external);

@@ -114,9 +114,13 @@ export function netronDrawn(server, modelUrl, options = {}) {
   return timed(`${server.url}index.html?url=${encodeURIComponent(modelUrl)}`, ['drawn'], probe(NETRON), { ...options, cookieUrl: server.url });
 }
 
+// Netron draws every node: our page is asked to open every group too (?groups=open), as a stack of
+// layers would otherwise open closed, on its layers (web/src/model/groups.ts), and draw less.
+const WHOLE = 'groups=open';
+
 /** Our page drawing a pair from `?float=&quant=` URLs, in a fresh browser, measured as Netron is: { drawn, analysed }. */
 export function pageDrawn(server, floatUrl, quantUrl, options = {}) {
-  return timed(`${server.url}?float=${encodeURIComponent(floatUrl)}&quant=${encodeURIComponent(quantUrl)}`, ['drawn', 'analysed'], probe(PAGE), options);
+  return timed(`${server.url}?float=${encodeURIComponent(floatUrl)}&quant=${encodeURIComponent(quantUrl)}&${WHOLE}`, ['drawn', 'analysed'], probe(PAGE), options);
 }
 
 // An open page has been open a while before the user has picked the files: both get the same time
@@ -135,7 +139,7 @@ export function netronGiven(server, file, options = {}) {
 
 /** Our page, open without models, given both files (the float one, then the quantized one, from which it is timed): { drawn, analysed }. */
 export function pageGiven(server, floatFile, quantFile, options = {}) {
-  return timed(server.url, ['drawn', 'analysed'], probe(PAGE, { afterFile: true }), {
+  return timed(`${server.url}?${WHOLE}`, ['drawn', 'analysed'], probe(PAGE, { afterFile: true }), {
     ...options,
     give: async (page) => {
       await page.waitForTimeout(SETTLE_MS);

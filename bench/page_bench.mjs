@@ -74,7 +74,7 @@ async function openFromUrl(server, blocks) {
 async function timedOpen(server, blocks, withPanning) {
   return inFreshBrowser(async (page) => {
     const started = Date.now();
-    await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx`);
+    await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx&groups=open`);  // every node drawn, not the stages
     await waitDrawn(page, false);
     const drawn = await page.evaluate(() => performance.getEntriesByName('vq:painted')[0].startTime / 1000);
     await waitDrawn(page, true);
@@ -98,7 +98,7 @@ async function timedOpen(server, blocks, withPanning) {
 async function measuredOpen(server, blocks) {
   return inFreshBrowser(async (page) => {
     const memory = memorySampler();
-    await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx`);
+    await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx&groups=open`);  // every node drawn, not the stages
     await waitDrawn(page, true);
     await pan(page, 'quant', 30, 60);
     await page.click('#zoom-fit');
@@ -115,7 +115,7 @@ async function measuredOpen(server, blocks) {
 // would (a fresh browser): seconds from the second file to the first frame with both graphs.
 async function openPicked(server, dir) {
   return inFreshBrowser(async (page) => {
-    await page.goto(server.url);
+    await page.goto(`${server.url}?groups=open`);
     await page.waitForTimeout(3000);
     await page.setInputFiles('#file-float', path.join(dir, 'float.onnx'));
     const started = Date.now();

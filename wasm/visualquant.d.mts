@@ -656,6 +656,20 @@ export class RangeFile {
   readonly source: unknown;
   /** The whole file, read into a new Uint8Array. */
   readAll(): Uint8Array;
+  /**
+   * A file on disk read by range under Node, opened anew for each read (a file removed or cut since
+   * is an error naming it). `fs` is node:fs, passed in so the module has no Node imports; `onRead`
+   * sees each read.
+   */
+  static ofPath(fs: NodeRangeFs, path: string, name?: string, onRead?: ((offset: number, length: number) => void) | null): RangeFile;
+}
+
+/** The part of node:fs RangeFile.ofPath uses. */
+export interface NodeRangeFs {
+  openSync(path: string, flags: 'r'): number;
+  fstatSync(fd: number): { size: number };
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  closeSync(fd: number): void;
 }
 
 /** An external-data file as the calls below take it: bytes, a HeapFile, or a RangeFile. */

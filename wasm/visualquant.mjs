@@ -94,6 +94,34 @@ export class RangeFile {
     this.source = source;
   }
 
+  /**
+   * A file on disk read by range under Node, opened anew for each read: a file removed or cut since
+   * it was sized is an error naming it, never stale bytes. `fs` is Node's node:fs (openSync,
+   * fstatSync, readSync, closeSync), passed in so that this module stays free of Node imports for
+   * the browser. `onRead(offset, length)`, if given, sees each read before it is made.
+   */
+  static ofPath(fs, path, name = path, onRead = null) {
+    const withFile = (use) => {
+      const fd = fs.openSync(path, 'r');
+      try {
+        return use(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    };
+    const size = withFile((fd) => fs.fstatSync(fd).size);
+    return new RangeFile(size, (offset, length, target) => {
+      onRead?.(offset, length);
+      withFile((fd) => {
+        for (let done = 0; done < length;) {
+          const n = fs.readSync(fd, target, done, length - done, offset + done);
+          if (n === 0) throw new Error(`${name} ends before byte ${offset + length}: it changed since it was opened`);
+          done += n;
+        }
+      });
+    }, path);
+  }
+
   /** The whole file as a new Uint8Array. */
   readAll() {
     const out = new Uint8Array(this.byteLength);

@@ -3,6 +3,7 @@
 // Built by model_loader.h; immutable afterwards.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -145,6 +146,14 @@ class Model {
 // is read when its turn comes. Where external data is read by range into buffers of its own (wasm),
 // making every view first had held the whole model in memory at once. Thread-safe; the model must
 // outlive it.
+//
+// A weight larger than the memory the analysis should take is given back as it is read, too: a
+// reader that says where it reads (view_reading) walks an external-data weight's mapping front to
+// back, and the pages behind it go back in steps of kReleaseStep. A read behind the last release
+// only faults pages in again from the page cache (the same bytes): it starts a new sweep. A payload
+// swept more than kSweeps times is read in strides (a weight gathered in another order than its
+// own, one sweep per few rows), not front to back: releasing would fault every page in again at
+// each sweep, so its pages stay until it is done.
 class LazyPayload {
  public:
   LazyPayload(const Model& model, const Tensor& tensor) : model_(&model), tensor_(&tensor) {}
@@ -152,12 +161,32 @@ class LazyPayload {
     std::call_once(once_, [this] { bytes_.emplace(model_->payload(*tensor_)); });
     return bytes_->view();
   }
+  // The payload, to be read from byte `offset` on.
+  ByteView view_reading(std::uint64_t offset) const {
+    const ByteView v = view();
+    if (!bytes_->releasable()) return v;
+    if (sweeps_.load(std::memory_order_relaxed) > kSweeps) return v;
+    std::uint64_t from = sweep_.load(std::memory_order_relaxed);
+    if (offset < from) {
+      sweep_.store(offset, std::memory_order_relaxed);  // read again from further back: a new sweep
+      sweeps_.fetch_add(1, std::memory_order_relaxed);
+    } else if (offset - from >= kReleaseStep && sweep_.compare_exchange_strong(from, offset, std::memory_order_relaxed)) {
+      bytes_->release(from, offset);
+    }
+    return v;
+  }
 
  private:
+  // Large enough that a release is a rare system call, small against the weights worth it.
+  static constexpr std::uint64_t kReleaseStep = 8u << 20;
+  // The weight analysis reads a weight twice (its two passes); alignment samples it once.
+  static constexpr unsigned kSweeps = 3;
   const Model* model_;
   const Tensor* tensor_;
   mutable std::once_flag once_;
   mutable std::optional<PayloadBytes> bytes_;
+  mutable std::atomic<std::uint64_t> sweep_{0};  // where the pages still held begin
+  mutable std::atomic<unsigned> sweeps_{0};      // sweeps begun again from further back
 };
 
 }  // namespace vq

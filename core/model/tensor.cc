@@ -1,5 +1,7 @@
 #include "model/tensor.h"
 
+#include <algorithm>
+
 #include "util/checked_math.h"
 #include "util/file_bytes.h"
 
@@ -28,6 +30,12 @@ const char* location_name(WeightLocation l) {
 bool holds_dense_payload(const Tensor& t) {
   const auto dense = checked_element_count(t.dims);
   return !t.sparse && dense && *dense == t.element_count;
+}
+
+void PayloadBytes::release(std::uint64_t from, std::uint64_t to) const {
+  to = std::min<std::uint64_t>(to, view_.size);
+  if (!release_ || from >= to) return;
+  release_mapped_pages(ByteView(view_.data + from, static_cast<std::size_t>(to - from)));
 }
 
 void PayloadBytes::give_back() {

@@ -91,6 +91,10 @@ class PayloadBytes {
   }
   ~PayloadBytes() { give_back(); }
   ByteView view() const { return view_; }
+  // Whether release() gives anything back (a view of an external-data file's mapping).
+  bool releasable() const { return release_; }
+  // Gives back the whole pages of bytes [from, to) of the view, read again from the file if touched.
+  void release(std::uint64_t from, std::uint64_t to) const;
 
  private:
   void give_back();

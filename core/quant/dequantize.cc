@@ -118,7 +118,7 @@ ElementReader::ElementReader(const Model& model, const Tensor& tensor)
     : tensor_(tensor), bytes_(std::make_shared<const LazyPayload>(model, tensor)) {}
 
 void ElementReader::read(std::uint64_t first, std::size_t count, double* out) const {
-  decode_to_double(*tensor_.type, bytes_->view(), first, count, out);
+  decode_to_double(*tensor_.type, bytes_->view_reading(first * static_cast<std::uint64_t>(tensor_.type->bits) / 8), first, count, out);
 }
 
 double ElementReader::at(std::uint64_t index) const {

@@ -143,7 +143,8 @@ std::optional<ConstantView> packed_block_view(const Model& m, const PackedBlocks
     zp = static_cast<double>(1 << (bits - 1));
     if (packed_zp) zp = code_at(zp_bytes->view().data + static_cast<std::uint64_t>(row) * zp_row_bytes, static_cast<std::uint64_t>(blk));
     else if (!zp_values->empty()) zp = (*zp_values)[slot];
-    q = code_at(b->view().data + static_cast<std::uint64_t>(row) * row_bytes, static_cast<std::uint64_t>(k));
+    const std::uint64_t row_start = static_cast<std::uint64_t>(row) * row_bytes;
+    q = code_at(b->view_reading(row_start).data + row_start, static_cast<std::uint64_t>(k));
     scale = (*scales)[slot];
   };
   ConstantView v;
@@ -155,6 +156,36 @@ std::optional<ConstantView> packed_block_view(const Model& m, const PackedBlocks
     element(flat, q, zp, scale);
     return static_cast<double>(static_cast<float>(q - zp) * static_cast<float>(scale));
   };
+  // A contiguous run of elements (the weight analysis reads whole weights so): row, column and
+  // block stepped along instead of divided out per element, each row's codes found once. The same
+  // arithmetic as `element` above; values, or codes and steps, whichever is asked.
+  auto run = [=](std::uint64_t first, std::size_t count, double* values, double* codes, double* steps) {
+    auto row = static_cast<std::int64_t>(first / static_cast<std::uint64_t>(cols));
+    auto k = static_cast<std::int64_t>(first % static_cast<std::uint64_t>(cols));
+    for (std::size_t i = 0; i < count; ++row, k = 0) {
+      const std::uint64_t row_start = static_cast<std::uint64_t>(row) * row_bytes;
+      const std::uint8_t* base = b->view_reading(row_start).data + row_start;
+      const std::size_t end = i + static_cast<std::size_t>(std::min<std::uint64_t>(count - i, static_cast<std::uint64_t>(cols - k)));
+      while (i < end) {
+        const std::int64_t blk = k / block;
+        const auto slot = static_cast<std::size_t>(row * blocks + blk);
+        double zp = static_cast<double>(1 << (bits - 1));
+        if (packed_zp) zp = code_at(zp_bytes->view().data + static_cast<std::uint64_t>(row) * zp_row_bytes, static_cast<std::uint64_t>(blk));
+        else if (!zp_values->empty()) zp = (*zp_values)[slot];
+        const double scale = (*scales)[slot];
+        const std::size_t block_end = std::min(end, i + static_cast<std::size_t>((blk + 1) * block - k));
+        for (; i < block_end; ++i, ++k) {
+          const double q = code_at(base, static_cast<std::uint64_t>(k));
+          if (values) values[i] = static_cast<double>(static_cast<float>(q - zp) * static_cast<float>(scale));
+          if (codes) {
+            codes[i] = q;
+            steps[i] = scale;
+          }
+        }
+      }
+    }
+  };
+  v.read = [run](std::uint64_t first, std::size_t count, double* out) { run(first, count, out, nullptr, nullptr); };
   auto codes = std::make_shared<CodeAccess>();
   codes->type = v.stored_type;
   codes->qmin = 0;
@@ -163,6 +194,7 @@ std::optional<ConstantView> packed_block_view(const Model& m, const PackedBlocks
     double zp;
     element(flat, code, zp, step);
   };
+  codes->read = [run](std::uint64_t first, std::size_t count, double* codes, double* steps) { run(first, count, nullptr, codes, steps); };
   v.codes = codes;
   return v;
 }

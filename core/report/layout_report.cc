@@ -109,6 +109,33 @@ ModelLayout layout_input(const Model& model, const LogicalGraph& logical, const 
   return out;
 }
 
+// A pair's first view opens the same groups on both sides: each side's own first view opens groups
+// while few of its nodes show, and the quantized side (more nodes, QDQ pairs) may stop a level
+// earlier; a group open on one side only would leave its ops without their counterparts' rows. A
+// group both sides have is open when both first views open it; a group of one side only as its
+// side's first view has it.
+void share_first_view(ModelLayout& a, layout::Options& a_engine, ModelLayout& b, layout::Options& b_engine) {
+  const auto open_names = [](const ModelLayout& side) {
+    std::set<std::string> open;
+    for (std::size_t g = 0; g < side.collapsed.size(); ++g)
+      if (!side.collapsed[g]) open.insert(side.graph.group_name[g]);
+    return open;
+  };
+  const std::set<std::string> a_open = open_names(a), b_open = open_names(b);
+  const std::set<std::string> a_all(a.graph.group_name.begin(), a.graph.group_name.end());
+  const std::set<std::string> b_all(b.graph.group_name.begin(), b.graph.group_name.end());
+  const auto apply = [](ModelLayout& side, layout::Options& engine, const std::set<std::string>& other_open,
+                        const std::set<std::string>& other_all) {
+    for (std::size_t g = 0; g < side.collapsed.size(); ++g) {
+      const std::string& name = side.graph.group_name[g];
+      if (!side.collapsed[g] && other_all.count(name) && !other_open.count(name)) side.collapsed[g] = 1;
+    }
+    engine.collapsed = side.collapsed;
+  };
+  apply(a, a_engine, b_open, b_all);
+  apply(b, b_engine, a_open, a_all);
+}
+
 }  // namespace
 
 ModelLayout layout_model(const Model& model, const ModelLayoutOptions& options) {
@@ -137,6 +164,7 @@ PairedModelLayout layout_comparison(const Comparison& a, const ModelLayoutOption
   layout::Options float_engine, quant_engine;
   out.float_side = layout_input(a.float_model, a.float_graph, float_options, float_engine);
   out.quant_side = layout_input(a.quant_model, a.quant_graph, quant_options, quant_engine);
+  if (options.collapsed && options.expanded.empty()) share_first_view(out.float_side, float_engine, out.quant_side, quant_engine);
   const layout::ModelGraph& f = out.float_side.graph;
   const layout::ModelGraph& q = out.quant_side.graph;
 

@@ -222,6 +222,26 @@ export function useBrowser(mounts = [['/models/', pairsDir]]) {
   return env;
 }
 
+/**
+ * useBrowser over a folder made for the tests (a generated pair): `make()` makes it and returns its
+ * path, served at `mount`; removed after the tests. The returned { server, browser, dir } is filled
+ * in when the tests run.
+ */
+export function useBrowserOnFolder(mount, make) {
+  const env = { server: null, browser: null, dir: null };
+  before(async () => {
+    env.dir = make();
+    env.server = await startServer([[mount, env.dir]]);
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.stop();
+    if (env.dir) rmSync(env.dir, { recursive: true, force: true });
+  });
+  return env;
+}
+
 /** A new page (optionally of `viewport` size) with a fixture pair open, drawn and analysed. */
 export async function openFixturePair(env, pair, viewport = null) {
   const page = await newPage(env.browser.context);

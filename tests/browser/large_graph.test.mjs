@@ -2,30 +2,17 @@
 // the raw view, the weights' DequantizeLinear being folded), opened, drawn and panned in Chromium. It reports the time to the drawn view and the drawing time per frame (the
 // canvas draws only what the viewport shows), with generous bounds for a shared 2-core machine;
 // the comparison with Netron is a separate benchmark.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { generatePair, launchBrowser, median, newPage, pan, screenshot, startServer, waitDrawn } from './harness.mjs';
+import { generatePair, median, newPage, pan, screenshot, useBrowserOnFolder, waitDrawn } from './harness.mjs';
 
 const BLOCKS = 1250;  // 4 ops a block: 5,001 float nodes; the QDQ model has 15,001
-let server, browser, dir;
-
-before(async () => {
-  dir = generatePair('make_large_pair.py', 'vq-large-', BLOCKS);
-  server = await startServer([['/large/', dir]]);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const env = useBrowserOnFolder('/large/', () => generatePair('make_large_pair.py', 'vq-large-', BLOCKS));
 
 test('a 5,000-op pair (15,000 quantized nodes) opens, draws and pans smoothly', async (t) => {
-  const page = await newPage(browser.context);
+  const page = await newPage(env.browser.context);
   const started = Date.now();
-  await page.goto(`${server.url}?float=large/float.onnx&quant=large/quant.onnx`);
+  await page.goto(`${env.server.url}?float=large/float.onnx&quant=large/quant.onnx&groups=open`);  // whole, not on its 25 stages
   await waitDrawn(page, false);
   const drawnAfter = (Date.now() - started) / 1000;
   await waitDrawn(page, true);

@@ -1,26 +1,13 @@
 // A pair of about a thousand nodes (a real model's size) opens at reading size on its inputs, Fit
 // stops at reading size until pressed again, and a node selected far away is brought into view with
 // its counterpart at reading size; only the user's own zooming goes smaller, and it is kept.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { assertClean, findNode, generatePair, launchBrowser, newPage, nodeInView, screenshot, startServer, waitDrawn } from './harness.mjs';
+import { assertClean, findNode, generatePair, newPage, nodeInView, screenshot, useBrowserOnFolder, waitDrawn } from './harness.mjs';
 
 const BLOCKS = 280;  // 4 ops a block: 1,121 float nodes against 3,921 quantized ones
 const READING_SCALE = 0.75;  // web/src/ui/view_cameras.ts
-let server, browser, dir;
-
-before(async () => {
-  dir = generatePair('make_large_pair.py', 'vq-reading-', BLOCKS);
-  server = await startServer([['/pair/', dir]]);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const env = useBrowserOnFolder('/pair/', () => generatePair('make_large_pair.py', 'vq-reading-', BLOCKS));
 
 const scales = (page) => page.evaluate(() => ['float', 'quant'].map((s) =>
   Number(document.querySelector(`#graph-${s} .graph-canvas`).dataset.transform.split(' ')[0])));
@@ -38,8 +25,8 @@ const allInView = (page, side) => page.evaluate((side) => {
 }, side);
 
 test('a thousand-node pair opens at reading size on its inputs; Fit stops there until pressed again', async () => {
-  const page = await newPage(browser.context);
-  await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx`);
+  const page = await newPage(env.browser.context);
+  await page.goto(`${env.server.url}?float=pair/float.onnx&quant=pair/quant.onnx`);
   await waitDrawn(page, false);
   for (const s of await scales(page)) assert.ok(s >= READING_SCALE, `opened at scale ${s}`);
   for (const side of ['float', 'quant']) assert.ok(await nodeInView(page, side, 'input'), `${side}: the input is in view`);
@@ -57,8 +44,8 @@ test('a thousand-node pair opens at reading size on its inputs; Fit stops there 
 });
 
 test('a node found far away comes into view with its counterpart at reading size; a smaller zoom of the user is kept', async () => {
-  const page = await newPage(browser.context);
-  await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx`);
+  const page = await newPage(env.browser.context);
+  await page.goto(`${env.server.url}?float=pair/float.onnx&quant=pair/quant.onnx`);
   await waitDrawn(page, false);
   const far = '/stage5/block20/conv2/Conv';
   assert.ok(!(await nodeInView(page, 'float', far)), 'the node is out of view at first');

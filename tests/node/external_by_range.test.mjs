@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import * as fs from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cli, root } from './paths.mjs';
@@ -31,26 +32,6 @@ function externalised(pair) {
   return { dir, files: [...new Set(places.map((p) => p.split(' ')[0]))], places: new Set(places) };
 }
 
-/** A file on disk read by range with fs.readSync, as the extension host's thread does; `onRead` sees each read. */
-function diskRangeFile(RangeFile, file, onRead) {
-  const fd = openSync(file, 'r');
-  const size = fstatSync(fd).size;
-  closeSync(fd);
-  return new RangeFile(size, (offset, length, target) => {
-    onRead(offset, length);
-    const f = openSync(file, 'r');
-    try {
-      for (let done = 0; done < length;) {
-        const n = readSync(f, target, done, length - done, offset + done);
-        if (n === 0) throw new Error(`${path.basename(file)} ends before byte ${offset + length}`);
-        done += n;
-      }
-    } finally {
-      closeSync(f);
-    }
-  });
-}
-
 for (const pair of pairs) {
   test(`external data read by range == native == given whole: ${pair}`, async () => {
     const { RangeFile } = await wasmModuleExports();
@@ -60,7 +41,7 @@ for (const pair of pairs) {
     const native = spawnSync(cli, ['compare', floatPath, quantPath, '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
     assert.equal(native.status, 0, native.stderr);
     const reads = [];
-    const byRange = Object.fromEntries(files.map((f) => [f, diskRangeFile(RangeFile, path.join(dir, f), (offset, length) => reads.push(`${f} ${offset} ${length}`))]));
+    const byRange = Object.fromEntries(files.map((f) => [f, RangeFile.ofPath(fs, path.join(dir, f), f, (offset, length) => reads.push(`${f} ${offset} ${length}`))]));
     const wasm = core.compare(readFileSync(floatPath), 'float.onnx', readFileSync(quantPath), 'quant.onnx', byRange);
     assert.equal(wasm, native.stdout);
     const whole = Object.fromEntries(files.map((f) => [f, readFileSync(path.join(dir, f))]));

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cli, root } from './paths.mjs';
 import { wasmCore, wasmModuleExports } from './wasm_core.mjs';
@@ -142,4 +143,32 @@ test('the wasm heap does not grow with repeated layouts', async () => {
     core.layoutGraph(graph);
   }
   assert.equal(core.module.HEAPU8.length, before);
+});
+
+// A pair's first view (collapsed, nothing named open) opens the same groups on both sides, natively
+// and in wasm alike. A pair of 45 residual blocks in the nodes view: alone, the float model's first
+// view opens every block (180 ops fit the 200-node budget) and the QDQ model's opens none (its Q/DQ
+// nodes do not); as a pair, a group is open on both sides or on neither, and matched ops share rows.
+test('a pair\'s first view opens the same groups on both sides, wasm == native', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-first-view-'));
+  try {
+    const made = spawnSync('/usr/bin/python3', [path.join(root, 'tests/browser/make_large_pair.py'), dir, '45'], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    const floatPath = path.join(dir, 'float.onnx'), quantPath = path.join(dir, 'quant.onnx');
+    const open = (side) => JSON.parse(nativeLayout(side, ['--nodes', '--collapsed'])).groups.filter((g) => g.state === 'expanded').length;
+    assert.ok(open(floatPath) > open(quantPath), 'alone, the two first views differ');
+    const r = spawnSync(cli, ['layout', floatPath, quantPath, '--nodes', '--collapsed', '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    assert.equal(r.status, 0, r.stderr);
+    const core = await wasmCore();
+    assert.equal(core.layoutPair(readFileSync(floatPath), 'float.onnx', readFileSync(quantPath), 'quant.onnx', { view: 'nodes', collapsed: true }), r.stdout);
+    const report = JSON.parse(r.stdout);
+    const state = (side) => new Map(report[side].groups.map((g) => [g.name, g.state === 'expanded']));
+    const f = state('float'), q = state('quant');
+    const shared = [...f.keys()].filter((n) => q.has(n));
+    assert.ok(shared.length > 40);
+    assert.deepEqual(shared.filter((n) => f.get(n) !== q.get(n)), [], 'open on one side only');
+    for (const [a, b] of report.matches) assert.equal(report.float.nodes[a].y, report.quant.nodes[b].y);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

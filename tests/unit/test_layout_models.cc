@@ -197,6 +197,35 @@ BOOST_AUTO_TEST_CASE(expanded_groups_are_open_and_the_rest_collapsed) {
   BOOST_TEST(report["stats"]["nodes"].get<std::size_t>() < report["stats"]["model_nodes"].get<std::size_t>());
 }
 
+// A pair's first view (collapsed, nothing named open) opens the same groups on both sides: a group
+// both sides have is open on both or on neither, whatever each side's own first view would open
+// (the quantized side, with more nodes, may stop a level earlier). And it still lays out cleanly.
+BOOST_AUTO_TEST_CASE(a_pairs_first_view_opens_the_same_groups_on_both_sides) {
+  std::size_t pairs_with_groups = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(env_dir("VQ_PAIRS_DIR"))) {
+    const std::string pair = entry.path().filename().string();
+    BOOST_TEST_CONTEXT(pair) {
+      const PairedModelLayout p = layout_model_pair(load_model_file(pair_file(pair, "float")), load_model_file(pair_file(pair, "quant")),
+                                                    "float.onnx", "quant.onnx", options_for(layout::ModelView::Nodes, true));
+      std::map<std::string, bool> float_open;
+      for (std::size_t g = 0; g < p.float_side.collapsed.size(); ++g) float_open[p.float_side.graph.group_name[g]] = !p.float_side.collapsed[g];
+      for (std::size_t g = 0; g < p.quant_side.collapsed.size(); ++g) {
+        const auto it = float_open.find(p.quant_side.graph.group_name[g]);
+        if (it == float_open.end()) continue;
+        ++pairs_with_groups;
+        BOOST_TEST(it->second == !p.quant_side.collapsed[g], it->first);
+      }
+      for (const ModelLayout* side : {&p.float_side, &p.quant_side}) {
+        layout::Options used;
+        used.collapsed = side->collapsed;
+        const auto problems = layout_problems(side->graph.graph, used, side->result);
+        BOOST_TEST(problems.empty(), joined(problems));
+      }
+    }
+  }
+  BOOST_TEST(pairs_with_groups > 0u);
+}
+
 BOOST_AUTO_TEST_CASE(report_lists_every_drawn_node_and_edge) {
   const Model model = load_model_file(env_dir("VQ_EXAMPLES_DIR") + "/quant_qdq.onnx");
   const json report = layout_report(layout_model(model, {}), "q.onnx");

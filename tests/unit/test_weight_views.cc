@@ -3,10 +3,14 @@
 #define BOOST_TEST_MODULE weight_views
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "align/weight_signature.h"
+#include "quant/constant_eval.h"
 #include "quant/logical_graph.h"
+#include "quant/weight_view.h"
 #include "unit/test_support.h"
 
 using namespace vq;
@@ -163,5 +167,62 @@ BOOST_AUTO_TEST_CASE(folding_is_told_apart_from_quantization_noise) {
     BOOST_TEST(!cmp->folded_factor);
     BOOST_TEST(std::fabs(cmp->ratio_min - 1) < 0.02);
     BOOST_TEST(std::fabs(cmp->ratio_max - 1) < 0.02);
+  }
+}
+
+namespace {
+
+// A view's runs (read_run: how the weight analysis reads it) hold the values of its elements one
+// by one (at), and its codes' runs their codes and steps, whatever the run's start and length: runs
+// that start and end inside a block, a row, or cross several.
+void check_runs_match_elements(const WeightView& w, const std::string& what) {
+  const std::uint64_t n = element_count_of(w.values.dims);
+  BOOST_REQUIRE_MESSAGE(n > 0, what);
+  for (const std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{13}, std::size_t{100}, static_cast<std::size_t>(n)}) {
+    std::vector<double> values(n), codes(n), steps(n);
+    for (std::uint64_t first = 0; first < n; first += piece) {
+      const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(piece, n - first));
+      w.values.read_run(first, count, values.data() + first);
+      if (w.values.codes) w.values.codes->read_run(first, count, codes.data() + first, steps.data() + first);
+    }
+    std::size_t wrong = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      double code = 0, step = 0;
+      if (w.values.codes) w.values.codes->at(i, code, step);
+      const bool same = values[i] == w.values.at(i) && (!w.values.codes || (codes[i] == code && steps[i] == step));
+      if (!same && wrong++ < 3) BOOST_ERROR(what << " in pieces of " << piece << ": element " << i << " differs");
+    }
+    BOOST_TEST(wrong == 0u, what << " in pieces of " << piece);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(packed_block_runs_read_what_single_elements_read) {
+  // MatMulNBits and GatherBlockQuantized as ONNX Runtime writes them, and hand-made tables with
+  // short last blocks, packed zero points and 8-bit codes.
+  for (const std::string& pair : {"ort_matmulnbits_4bit", "vendor_trt_int4_awq", "ort_qdq_blockwise_int4"}) {
+    const Model q = load_model_file(pair_file(pair, "quant"));
+    const LogicalGraph g = build_logical_graph(q);
+    std::size_t views = 0;
+    for (const LogicalOp& op : g.ops)
+      if (auto w = op_weight_view(q, op)) {
+        check_runs_match_elements(*w, pair + "/" + q.nodes[op.primary].name);
+        ++views;
+      }
+    BOOST_TEST(views > 0u, pair);
+  }
+  std::vector<std::uint8_t> codes, zps;
+  for (int i = 0; i < 5 * 40; ++i) codes.push_back(static_cast<std::uint8_t>((i * 7 + 3) % 16));
+  for (int i = 0; i < 5 * 3; ++i) zps.push_back(static_cast<std::uint8_t>(3 + i % 9));
+  std::vector<float> scales;
+  for (int i = 0; i < 5 * 3; ++i) scales.push_back(0.125f * static_cast<float>(i + 1));
+  const Model with_zps = gather_block_quantized_model(4, 5, 40, 16, codes, scales, zps);
+  const Model plain = gather_block_quantized_model(8, 5, 40, 16, codes, scales, {});
+  for (const Model* m : {&with_zps, &plain}) {
+    const LogicalGraph g = build_logical_graph(*m);
+    auto w = op_weight_view(*m, g.ops.front());
+    BOOST_REQUIRE(w);
+    check_runs_match_elements(*w, m == &plain ? "8-bit table" : "4-bit table, packed zero points");
   }
 }

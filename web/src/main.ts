@@ -5,7 +5,7 @@ import { SensitivityPanel } from './sensitivity/sensitivity_panel';
 import { uiHost, type UiHost, type UiState } from './host';
 import { ActivationIndex, onOpenPair } from './model/activations';
 import { Comparison, nodeGroupsOf, other, SIDES, type NodeGroups, type NodeInfo, type Side } from './model/comparison';
-import { GroupState } from './model/groups';
+import { GroupState, layerStackView } from './model/groups';
 import { pairNotice, sideLetter, sideTitle, weightsTitle } from './model/pair_case';
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
@@ -370,7 +370,7 @@ class App {
             read = true;
             return this.progress(three ? `Aligning the three models (${p.detail})` : 'Aligning the two models', 0.35);
           }
-          this.progress(`Reading ${this.names.first} and ${this.names.second} (${p.detail.replace(/^reading /, '')})`,
+          this.progress(`Reading ${p.detail.replace(/^reading /, '')}`,  // each file still being read, with its bytes
             p.fraction === undefined ? undefined : p.fraction * 0.3);
         },
       });
@@ -506,6 +506,9 @@ class App {
       mark('labels');
       const nodes = SIDES.flatMap((side) => labels[side].nodes.map((n) => ({ side, id: n.id, label: n.label })));
       base = bases[view] = { nodeGroups: nodeGroupsOf(labels), nodes, sizes: measureLabels(labels) };
+      // ?groups=open opens every pair whole (links to a full drawing, the benchmarks against Netron).
+      const layers = pair === 'A' && new URLSearchParams(location.search).get('groups') !== 'open' ? layerStackView(labels) : null;
+      if (layers) this.groups.startOn(layers);
     }
     const params: LayoutParams = { view, ...this.groups.params(), ...base.sizes, ...(pair === 'B' ? { pair } : {}) };
     const layout = await this.step(fraction, (onProgress) => this.core.request('layout', params, { onProgress }));

@@ -3,7 +3,7 @@
 // for the wasm file beside it. The core reads nothing else: any other URL is refused. And the disk
 // reads of external-data files by range (diskFiles), which the host names by path once it has
 // checked them (files.ts): a weight at a time, with fs.readSync at its offset.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import * as fs from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { RangeFile } from 'visualquant-core';
 import { diskFiles } from '../../../web/src/worker/range_files';
@@ -34,23 +34,4 @@ Object.assign(globalThis, {
   },
 });
 
-diskFiles.open = (name, path) => {
-  const size = withFile(path, (fd) => fstatSync(fd).size);
-  return new RangeFile(size, (offset, length, target) => withFile(path, (fd) => {
-    // Opened per read: a file removed or cut since is an error here, not a read of stale bytes.
-    for (let done = 0; done < length;) {
-      const n = readSync(fd, target, done, length - done, offset + done);
-      if (n === 0) throw new Error(`${name} ends before byte ${offset + length}: it changed since it was opened`);
-      done += n;
-    }
-  }), path);
-};
-
-function withFile<T>(path: string, use: (fd: number) => T): T {
-  const fd = openSync(path, 'r');
-  try {
-    return use(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
+diskFiles.open = (name, path) => RangeFile.ofPath(fs, path, name);

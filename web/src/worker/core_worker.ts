@@ -270,17 +270,30 @@ function refuseTooLargeToHold(name: string, size: number) {
  * whole; `external` data becomes range readers where it can (load).
  */
 async function loadAll(vq: VisualQuant, files: FileSource[], id: number, external: FileSource[]): Promise<{ models: Held[]; external: Loaded[] }> {
-  const streamed = files.filter(isStream);
-  const total = streamed.reduce((n, f) => n + (f.blob?.size ?? 0), 0);
-  let read = 0, shown = 0;
-  const onRead = (bytes: number) => {
-    read += bytes;
+  // Per file, as it is read: its name, bytes read and size once known (a URL's length is a hint).
+  const reads = new Map<string, { read: number; total: number; done: boolean }>();
+  let shown = 0;
+  const show = () => {
     const now = performance.now();
     if (now - shown < 100) return;
     shown = now;
-    progress(id, 'reading', `reading ${mb(read)}${total ? ` of ${mb(total)}` : ''}`, total ? read / total : undefined);
+    const all = [...reads.values()];
+    const read = all.reduce((n, r) => n + r.read, 0), total = all.every((r) => r.total > 0) ? all.reduce((n, r) => n + r.total, 0) : 0;
+    const reading = [...reads].filter(([, r]) => !r.done).map(([name, r]) => `${name} ${mb(r.read)}${r.total ? ` of ${mb(r.total)}` : ''}`);
+    progress(id, 'reading', `reading ${reading.join(', ') || mb(read)}`, total ? Math.min(1, read / total) : undefined);
   };
-  const settled = await Promise.allSettled([...files.map((f) => load(vq, f, onRead)), ...external.map((f) => load(vq, f, onRead, true))]);
+  const track = (f: FileSource, external: boolean) => {
+    const entry = { read: 0, total: 0, done: false };
+    return load(vq, f, (bytes, total) => {
+      if (!reads.has(f.name)) reads.set(f.name, entry);
+      entry.read += bytes;
+      entry.total = total;
+      show();
+    }, external).finally(() => {
+      entry.done = true;
+    });
+  };
+  const settled = await Promise.allSettled([...files.map((f) => track(f, false)), ...external.map((f) => track(f, true))]);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (!failed) {
     const loaded = settled.map((s) => (s as PromiseFulfilledResult<Loaded>).value);

@@ -38,8 +38,11 @@ export async function rangeFileOfUrl(name: string, url: string): Promise<RangeFi
     if (!probe.ok) throw Object.assign(new Error(`${name}: HTTP ${probe.status} ${probe.statusText}`), { code: 'io' });
     return null;
   }
+  // One request object for every read: open() again drops the last response. A new object per read
+  // left each response (up to 16 MiB) in the worker's memory until a garbage collection, which a
+  // worker busy in one long synchronous call of the core hardly makes: gigabytes on a large pair.
+  const request = new XMLHttpRequest();
   return new RangeFile(Number(total[1]), (offset, length, target) => {
-    const request = new XMLHttpRequest();
     request.open('GET', url, false);  // synchronous: allowed in a worker
     request.responseType = 'arraybuffer';
     request.setRequestHeader('Range', `bytes=${offset}-${offset + length - 1}`);

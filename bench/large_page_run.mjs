@@ -1,0 +1,40 @@
+// One whole comparison of a large pair in the web page, in Debian's Chromium (the browser tests'
+// harness): the page opened with `?float=&quant=&data=&data=` URLs on web/serve.mjs, which answers
+// byte ranges, so the core's worker reads the data files a weight at a time. Waits (up to an hour)
+// for the drawn pair and then the weights and lint, sampling the summed PSS of every Chromium process
+// of the run's profile. Prints one JSON line: seconds to drawn and to analysed (from navigation), the
+// peak PSS, and whether the page stayed clean (no CSP violation, dialog, error); a screenshot of the
+// analysed page goes to tests/out/browser/large-pair.png.
+//   node bench/large_page_run.mjs FOLDER   (FOLDER holds float.onnx, quant.onnx and their data files)
+import { readdirSync } from 'node:fs';
+import { memorySampler } from './chromium_memory.mjs';
+import { launchBrowser, newPage, screenshot, startServer } from '../tests/browser/harness.mjs';
+
+const [folder] = process.argv.slice(2);
+const HOUR = 3600 * 1000;
+const server = await startServer([['/pair/', folder]]);
+const browser = await launchBrowser();
+try {
+  const page = await newPage(browser.context);
+  const data = readdirSync(folder).filter((f) => !f.endsWith('.onnx')).map((f) => `&data=pair/${encodeURIComponent(f)}`).join('');
+  const memory = memorySampler();
+  await page.goto(`${server.url}?float=pair/float.onnx&quant=pair/quant.onnx${data}`);
+  const state = (want) => page.waitForFunction((w) => w.includes(document.body.dataset.state), want, { timeout: HOUR, polling: 500 });
+  await state(['drawn', 'ready', 'error']);
+  const drawn = await page.evaluate(() => performance.now() / 1000);
+  await state(['ready', 'error']);
+  const analysed = await page.evaluate(() => performance.now() / 1000);
+  const peaks = memory.stop();
+  const failed = await page.evaluate(() => (document.body.dataset.state === 'error' ? document.body.innerText.slice(0, 2000) : null));
+  await screenshot(page, 'large-pair');
+  const problems = await page.problems();
+  console.error(`page: stages ${await page.evaluate(() => performance.getEntriesByType('mark').filter((m) => m.name.startsWith('vq:'))
+    .map((m) => `${m.name.slice(3)} ${(m.startTime / 1000).toFixed(1)}`).join(', '))}`);
+  console.log(JSON.stringify({
+    drawn_s: drawn, analysed_s: analysed, peak_pss_bytes: peaks.peakPss, hwm_sum_bytes: peaks.hwm,
+    clean: !failed && Object.values(problems).every((list) => list.length === 0), failed, problems,
+  }));
+} finally {
+  await browser.close();
+  await server.stop();
+}
