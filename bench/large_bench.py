@@ -50,7 +50,6 @@ def run_measured(argv, stdout=subprocess.DEVNULL):
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.monotonic() - started
         code = os.waitstatus_to_exitcode(status)
-        child.returncode = code
         if code != 0:
             err.seek(0)
             sys.exit(f"{' '.join(argv)} failed ({code}): {err.read().decode(errors='replace')[-2000:]}")

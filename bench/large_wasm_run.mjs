@@ -6,7 +6,6 @@
 //   node bench/large_wasm_run.mjs DIST FLOAT.onnx QUANT.onnx
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadCore } from './wasm_bench_support.mjs';
@@ -17,10 +16,10 @@ const core = await loadCore(dist);
 
 const external = {};
 for (const dir of new Set([path.dirname(floatPath), path.dirname(quantPath)])) {
-  for (const name of readdirSync(dir)) if (!name.endsWith('.onnx')) external[name] = RangeFile.ofPath(fs, path.join(dir, name), name);
+  for (const name of fs.readdirSync(dir)) if (!name.endsWith('.onnx')) external[name] = RangeFile.ofPath(fs, path.join(dir, name), name);
 }
 const started = process.hrtime.bigint();
-const report = core.compare(readFileSync(floatPath), path.basename(floatPath), readFileSync(quantPath), path.basename(quantPath), external);
+const report = core.compare(fs.readFileSync(floatPath), path.basename(floatPath), fs.readFileSync(quantPath), path.basename(quantPath), external);
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 console.log(JSON.stringify({
   seconds, peak_rss_bytes: process.resourceUsage().maxRSS * 1024, wasm_memory_bytes: core.module.HEAPU8.length,

@@ -134,31 +134,9 @@ std::optional<ConstantView> packed_block_view(const Model& m, const PackedBlocks
     if (bit % 8 + static_cast<std::uint64_t>(bits) > 8) word |= static_cast<std::uint32_t>(base[bit / 8 + 1]) << 8;
     return static_cast<double>((word >> (bit % 8)) & ((1u << bits) - 1u));
   };
-  // One element: its code, zero point and scale.
-  auto element = [=](std::uint64_t flat, double& q, double& zp, double& scale) {
-    const auto row = static_cast<std::int64_t>(flat / static_cast<std::uint64_t>(cols));
-    const auto k = static_cast<std::int64_t>(flat % static_cast<std::uint64_t>(cols));
-    const std::int64_t blk = k / block;
-    const auto slot = static_cast<std::size_t>(row * blocks + blk);
-    zp = static_cast<double>(1 << (bits - 1));
-    if (packed_zp) zp = code_at(zp_bytes->view().data + static_cast<std::uint64_t>(row) * zp_row_bytes, static_cast<std::uint64_t>(blk));
-    else if (!zp_values->empty()) zp = (*zp_values)[slot];
-    const std::uint64_t row_start = static_cast<std::uint64_t>(row) * row_bytes;
-    q = code_at(b->view_reading(row_start).data + row_start, static_cast<std::uint64_t>(k));
-    scale = (*scales)[slot];
-  };
-  ConstantView v;
-  v.dims = p.dims;
-  v.stored_type = bits == 4 ? "uint4" : "uint" + std::to_string(bits);
-  v.dequantized = true;
-  v.at = [element](std::uint64_t flat) {
-    double q, zp, scale;
-    element(flat, q, zp, scale);
-    return static_cast<double>(static_cast<float>(q - zp) * static_cast<float>(scale));
-  };
-  // A contiguous run of elements (the weight analysis reads whole weights so): row, column and
-  // block stepped along instead of divided out per element, each row's codes found once. The same
-  // arithmetic as `element` above; values, or codes and steps, whichever is asked.
+  // A contiguous run of elements, values or codes and steps, whichever is asked: row, column and
+  // block stepped along instead of divided out per element, each row's codes found once (the
+  // weight analysis reads whole weights so). A single element is a run of one.
   auto run = [=](std::uint64_t first, std::size_t count, double* values, double* codes, double* steps) {
     auto row = static_cast<std::int64_t>(first / static_cast<std::uint64_t>(cols));
     auto k = static_cast<std::int64_t>(first % static_cast<std::uint64_t>(cols));
@@ -185,15 +163,21 @@ std::optional<ConstantView> packed_block_view(const Model& m, const PackedBlocks
       }
     }
   };
+  ConstantView v;
+  v.dims = p.dims;
+  v.stored_type = bits == 4 ? "uint4" : "uint" + std::to_string(bits);
+  v.dequantized = true;
+  v.at = [run](std::uint64_t flat) {
+    double value = 0;
+    run(flat, 1, &value, nullptr, nullptr);
+    return value;
+  };
   v.read = [run](std::uint64_t first, std::size_t count, double* out) { run(first, count, out, nullptr, nullptr); };
   auto codes = std::make_shared<CodeAccess>();
   codes->type = v.stored_type;
   codes->qmin = 0;
   codes->qmax = static_cast<double>((1 << bits) - 1);
-  codes->at = [element](std::uint64_t flat, double& code, double& step) {
-    double zp;
-    element(flat, code, zp, step);
-  };
+  codes->at = [run](std::uint64_t flat, double& code, double& step) { run(flat, 1, nullptr, &code, &step); };
   codes->read = [run](std::uint64_t first, std::size_t count, double* codes, double* steps) { run(first, count, nullptr, codes, steps); };
   v.codes = codes;
   return v;

@@ -270,22 +270,22 @@ function refuseTooLargeToHold(name: string, size: number) {
  * whole; `external` data becomes range readers where it can (load).
  */
 async function loadAll(vq: VisualQuant, files: FileSource[], id: number, external: FileSource[]): Promise<{ models: Held[]; external: Loaded[] }> {
-  // Per file, as it is read: its name, bytes read and size once known (a URL's length is a hint).
-  const reads = new Map<string, { read: number; total: number; done: boolean }>();
+  // Each file read whole, once its first bytes come: its name, bytes read and size once known (a
+  // URL's length is a hint). Files read by range never come: they are read with the weights.
+  const reads: Array<{ name: string; read: number; total: number; done: boolean }> = [];
   let shown = 0;
   const show = () => {
     const now = performance.now();
     if (now - shown < 100) return;
     shown = now;
-    const all = [...reads.values()];
-    const read = all.reduce((n, r) => n + r.read, 0), total = all.every((r) => r.total > 0) ? all.reduce((n, r) => n + r.total, 0) : 0;
-    const reading = [...reads].filter(([, r]) => !r.done).map(([name, r]) => `${name} ${mb(r.read)}${r.total ? ` of ${mb(r.total)}` : ''}`);
+    const read = reads.reduce((n, r) => n + r.read, 0), total = reads.every((r) => r.total > 0) ? reads.reduce((n, r) => n + r.total, 0) : 0;
+    const reading = reads.filter((r) => !r.done).map((r) => `${r.name} ${mb(r.read)}${r.total ? ` of ${mb(r.total)}` : ''}`);
     progress(id, 'reading', `reading ${reading.join(', ') || mb(read)}`, total ? Math.min(1, read / total) : undefined);
   };
   const track = (f: FileSource, external: boolean) => {
-    const entry = { read: 0, total: 0, done: false };
+    const entry = { name: f.name, read: 0, total: 0, done: false };
     return load(vq, f, (bytes, total) => {
-      if (!reads.has(f.name)) reads.set(f.name, entry);
+      if (!reads.includes(entry)) reads.push(entry);
       entry.read += bytes;
       entry.total = total;
       show();
