@@ -17,35 +17,42 @@ export function chromiumProcesses() {
 
 const kbField = (text, field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) * 1024;
 
+/** One /proc field of every process of the run (`file` of /proc/PID), summed: { sum, byKind }. */
+function summed(file, field) {
+  let sum = 0;
+  const byKind = {};
+  for (const { pid, kind } of chromiumProcesses()) {
+    try {
+      const bytes = kbField(readFileSync(`/proc/${pid}/${file}`, 'utf8'), field);
+      sum += bytes;
+      byKind[kind] = (byKind[kind] ?? 0) + bytes;
+    } catch { /* ended */ }
+  }
+  return { sum, byKind };
+}
+
 // Peak memory, two ways:
 //   - the peak of the sum of every process's proportional set size (PSS: a page shared by n processes
-//     counts 1/n in each), sampled every 250 ms: what the browser holds at its fullest;
+//     counts 1/n in each), sampled every 250 ms: what the browser holds at its fullest, and where
+//     (peakPssByKind: the renderer runs the page and the core's worker);
 //   - the sum of every process's own peak resident size (VmHWM), an upper bound: shared pages count
 //     once per process, and peaks that never met add up.
 export function memorySampler() {
-  let peakPss = 0;
+  let peakPss = 0, peakPssByKind = {};
   const sample = () => {
-    let sum = 0;
-    for (const { pid } of chromiumProcesses()) {
-      try { sum += kbField(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Pss'); } catch { /* ended */ }
+    const { sum, byKind } = summed('smaps_rollup', 'Pss');
+    if (sum > peakPss) {
+      peakPss = sum;
+      peakPssByKind = byKind;
     }
-    peakPss = Math.max(peakPss, sum);
   };
   const timer = setInterval(sample, 250);
   return {
     stop() {
       clearInterval(timer);
       sample();
-      const byKind = {};
-      let hwm = 0;
-      for (const { pid, kind } of chromiumProcesses()) {
-        try {
-          const bytes = kbField(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmHWM');
-          hwm += bytes;
-          byKind[kind] = (byKind[kind] ?? 0) + bytes;
-        } catch { /* ended */ }
-      }
-      return { peakPss, hwm, byKind };
+      const { sum: hwm, byKind } = summed('status', 'VmHWM');
+      return { peakPss, peakPssByKind, hwm, byKind };
     },
   };
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "quant/constant_eval.h"
 #include "quant/weight_view.h"
@@ -97,6 +98,10 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
   d.rows = w->layout.rows;
   d.cols = w->layout.cols;
   const WeightLayout& layout = w->layout;
+  // A few runs of each weight are read, not the weight (LazyPayload: a host's file read by range);
+  // unless its channels come first: the per-channel sample then reads a run in every row, all of it.
+  std::optional<SampledReads> sampled_reads;
+  if (layout.vector || layout.inner != layout.cols) sampled_reads.emplace();
   std::vector<std::uint64_t> all_rows(d.rows);
   for (std::uint64_t r = 0; r < d.rows; ++r) all_rows[r] = r;
   const std::vector<std::uint64_t> channel_cols = sampled_columns(d.cols, kChannelCols, kChannelCols);

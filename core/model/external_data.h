@@ -31,6 +31,10 @@ class ExternalDataSource {
   // The bytes [offset, offset + length): a view where the source holds the file (mapped or given),
   // else a copy; callers have checked the range against file_size. Thread-safe.
   virtual PayloadBytes read(const std::string& path, std::uint64_t offset, std::uint64_t length) const = 0;
+  // Whether read() copies the bytes from a host that reads the file by range (a page's File slice or
+  // URL range, fs.readSync): a part read costs that part, and a whole weight read to sample a few
+  // runs of it costs the whole weight (LazyPayload's sampled reads).
+  virtual bool reads_by_copy(const std::string&) const { return false; }
 };
 
 // Files in the model's folder on disk (native CLI). Symbolic links that lead out of the folder are
@@ -73,6 +77,7 @@ class GivenExternalData : public ExternalDataSource {
   std::optional<std::uint64_t> file_size(const std::string& path) const override;
   // A view of given bytes; a buffer of its own (freed with the PayloadBytes) for a file read by range.
   PayloadBytes read(const std::string& path, std::uint64_t offset, std::uint64_t length) const override;
+  bool reads_by_copy(const std::string& path) const override { return readers_.count(path) > 0; }
 
   static constexpr std::size_t kLargestRead = std::size_t{16} << 20;
 

@@ -131,6 +131,10 @@ class Model {
   }
   // Bytes of a tensor's payload in raw layout (reads external data on demand).
   PayloadBytes payload(const Tensor& tensor) const;
+  // Whether the payload is external data whose source copies what it reads (reads_by_copy).
+  bool payload_by_copy(const Tensor& tensor) const;
+  // Bytes [offset, offset + length) of such a payload, read alone.
+  PayloadBytes payload_part(const Tensor& tensor, std::uint64_t offset, std::uint64_t length) const;
 
   // Kept alive for the views into them: the file bytes, the parsed skeleton, external files.
   SharedBytes bytes;
@@ -154,13 +158,38 @@ class Model {
 // swept more than kSweeps times is read in strides (a weight gathered in another order than its
 // own, one sweep per few rows), not front to back: releasing would fault every page in again at
 // each sweep, so its pages stay until it is done.
+//
+// A payload whose source copies what it reads (a host's file read by range: the page, the extension
+// host) is read in parts while a SampledReads is alive on the thread: alignment samples a few runs of
+// each weight, and reading each weight whole for them had moved the whole model over HTTP before
+// anything was drawn (4.2 GB at about 40 MB/s). Parts are read in aligned spans of kSampledSpan
+// bytes, kept so that neighbouring samples share a read (samples visit a weight row by row across a
+// few runs of columns: eight spans kept had been read again for every row); once they add up to a
+// quarter of the payload (samples of every row of a weight stored channels first), it is read whole.
+
+// While one is alive on a thread, the LazyPayloads it reads are read in parts where that pays (above).
+class SampledReads {
+ public:
+  SampledReads();
+  ~SampledReads();
+  SampledReads(const SampledReads&) = delete;
+  SampledReads& operator=(const SampledReads&) = delete;
+  static bool active();
+};
+
 class LazyPayload {
  public:
   LazyPayload(const Model& model, const Tensor& tensor) : model_(&model), tensor_(&tensor) {}
   ByteView view() const {
-    std::call_once(once_, [this] { bytes_.emplace(model_->payload(*tensor_)); });
+    std::call_once(once_, [this] {
+      bytes_.emplace(model_->payload(*tensor_));
+      whole_.store(true, std::memory_order_release);
+    });
     return bytes_->view();
   }
+  // Bytes [from, to) of the payload, for a reader that reads on from `from` (view_reading); a part
+  // of their own while sampling (see above).
+  ByteView bytes(std::uint64_t from, std::uint64_t to) const;
   // The payload, to be read from byte `offset` on.
   ByteView view_reading(std::uint64_t offset) const {
     const ByteView v = view();
@@ -181,10 +210,17 @@ class LazyPayload {
   static constexpr std::uint64_t kReleaseStep = 8u << 20;
   // The weight analysis reads a weight twice (its two passes); alignment samples it once.
   static constexpr unsigned kSweeps = 3;
+  static constexpr std::uint64_t kSampledSpan = 64u << 10;
+  ByteView sampled(std::uint64_t from, std::uint64_t to) const;
   const Model* model_;
   const Tensor* tensor_;
   mutable std::once_flag once_;
   mutable std::optional<PayloadBytes> bytes_;
+  mutable std::atomic<bool> whole_{false};
+  // Parts read while sampling, by offset; and their total.
+  mutable std::mutex sampled_lock_;
+  mutable std::map<std::uint64_t, PayloadBytes> sampled_;
+  mutable std::uint64_t sampled_total_ = 0;
   mutable std::atomic<std::uint64_t> sweep_{0};  // where the pages still held begin
   mutable std::atomic<unsigned> sweeps_{0};      // sweeps begun again from further back
 };

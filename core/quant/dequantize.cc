@@ -118,12 +118,20 @@ ElementReader::ElementReader(const Model& model, const Tensor& tensor)
     : tensor_(tensor), bytes_(std::make_shared<const LazyPayload>(model, tensor)) {}
 
 void ElementReader::read(std::uint64_t first, std::size_t count, double* out) const {
-  decode_to_double(*tensor_.type, bytes_->view_reading(first * static_cast<std::uint64_t>(tensor_.type->bits) / 8), first, count, out);
+  // The bytes of these elements only (a part of their own while sampling: LazyPayload), from the
+  // one holding element `base` (sub-byte types share bytes).
+  const std::uint64_t bits = tensor_.type->bits;
+  const std::uint64_t from = first * bits / 8, to = ((first + count) * bits + 7) / 8;
+  const std::uint64_t base = bits ? from * 8 / bits : first;
+  decode_to_double(*tensor_.type, bytes_->bytes(from, to), first - base, count, out);
 }
 
 double ElementReader::at(std::uint64_t index) const {
   double out = 0;
-  decode_to_double(*tensor_.type, bytes_->view(), index, 1, &out);
+  // Sampled elements come in any order: read as a part, or from the whole payload without moving
+  // the front-to-back reader's release point (view_reading).
+  if (SampledReads::active()) read(index, 1, &out);
+  else decode_to_double(*tensor_.type, bytes_->view(), index, 1, &out);
   return out;
 }
 
