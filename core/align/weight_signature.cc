@@ -51,6 +51,9 @@ std::vector<std::uint64_t> sampled_columns(std::uint64_t cols, std::uint32_t n, 
   return out;
 }
 
+// Channels are the first axis (Conv [M, C, k, k]): neighbours within a channel are contiguous.
+bool channels_first(const WeightLayout& l) { return !l.vector && l.inner == l.cols; }
+
 // out[i * cols.size() + j] = element (rows[i], cols[j]), read in contiguous runs where the layout
 // allows it.
 template <typename T>
@@ -67,8 +70,7 @@ void sample(const ConstantView& v, const WeightLayout& l, const std::vector<std:
     }
     return;
   }
-  if (!l.vector && l.inner == l.cols && v.read) {
-    // Channels are the first axis (Conv [M, C, k, k]): neighbours within a channel are contiguous.
+  if (channels_first(l) && v.read) {
     run.resize(width);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       for (std::size_t j = 0; j < width;) {
@@ -101,7 +103,7 @@ std::optional<WeightDigest> weight_digest(const Model& m, const LogicalOp& op) {
   // A few runs of each weight are read, not the weight (LazyPayload: a host's file read by range);
   // unless its channels come first: the per-channel sample then reads a run in every row, all of it.
   std::optional<SampledReads> sampled_reads;
-  if (layout.vector || layout.inner != layout.cols) sampled_reads.emplace();
+  if (!channels_first(layout)) sampled_reads.emplace();
   std::vector<std::uint64_t> all_rows(d.rows);
   for (std::uint64_t r = 0; r < d.rows; ++r) all_rows[r] = r;
   const std::vector<std::uint64_t> channel_cols = sampled_columns(d.cols, kChannelCols, kChannelCols);

@@ -45,9 +45,11 @@ ByteView LazyPayload::sampled(std::uint64_t from, std::uint64_t to) const {
     sampled_.clear();
     return ByteView();
   }
-  // Aligned: a span read again from the same start (a run past its end) replaces the shorter one.
+  // Aligned: a span read again from the same start (a run past its end) replaces the shorter one,
+  // whose bytes no longer count.
   const std::uint64_t begin = from / kSampledSpan * kSampledSpan;
   const std::uint64_t end = std::min(size, (to + kSampledSpan - 1) / kSampledSpan * kSampledSpan);
+  if (auto shorter = sampled_.find(begin); shorter != sampled_.end()) sampled_total_ -= shorter->second.view().size;
   const auto at = sampled_.insert_or_assign(begin, model_->payload_part(*tensor_, begin, end - begin)).first;
   sampled_total_ += end - begin;
   const ByteView part = at->second.view();

@@ -145,6 +145,17 @@ class Model {
   std::vector<PayloadSpan> payload_spans;
 };
 
+// While one is alive on a thread, the LazyPayloads it reads are read in parts where that pays
+// (LazyPayload, below).
+class SampledReads {
+ public:
+  SampledReads();
+  ~SampledReads();
+  SampledReads(const SampledReads&) = delete;
+  SampledReads& operator=(const SampledReads&) = delete;
+  static bool active();
+};
+
 // A tensor's payload read when first looked at, not when made: the weight views of a whole model can
 // be set up (their shapes, their sizes, their order of work) without reading a byte, and each weight
 // is read when its turn comes. Where external data is read by range into buffers of its own (wasm),
@@ -166,17 +177,6 @@ class Model {
 // bytes, kept so that neighbouring samples share a read (samples visit a weight row by row across a
 // few runs of columns: eight spans kept had been read again for every row); once they add up to a
 // quarter of the payload (samples of every row of a weight stored channels first), it is read whole.
-
-// While one is alive on a thread, the LazyPayloads it reads are read in parts where that pays (above).
-class SampledReads {
- public:
-  SampledReads();
-  ~SampledReads();
-  SampledReads(const SampledReads&) = delete;
-  SampledReads& operator=(const SampledReads&) = delete;
-  static bool active();
-};
-
 class LazyPayload {
  public:
   LazyPayload(const Model& model, const Tensor& tensor) : model_(&model), tensor_(&tensor) {}
