@@ -38,12 +38,14 @@ function summed(file, field) {
 //   - the sum of every process's own peak resident size (VmHWM), an upper bound: shared pages count
 //     once per process, and peaks that never met add up.
 export function memorySampler() {
-  let peakPss = 0, peakPssByKind = {};
+  let peakPss = 0, peakPssByKind = {}, peakAt = 0;
+  const started = performance.now();
   const sample = () => {
     const { sum, byKind } = summed('smaps_rollup', 'Pss');
     if (sum > peakPss) {
       peakPss = sum;
       peakPssByKind = byKind;
+      peakAt = (performance.now() - started) / 1000;
     }
   };
   const timer = setInterval(sample, 250);
@@ -52,7 +54,7 @@ export function memorySampler() {
       clearInterval(timer);
       sample();
       const { sum: hwm, byKind } = summed('status', 'VmHWM');
-      return { peakPss, peakPssByKind, hwm, byKind };
+      return { peakPss, peakPssByKind, peakAt, hwm, byKind };
     },
   };
 }

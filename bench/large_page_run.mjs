@@ -31,7 +31,7 @@ try {
   console.error(`page: stages ${await page.evaluate(() => performance.getEntriesByType('mark').filter((m) => m.name.startsWith('vq:'))
     .map((m) => `${m.name.slice(3)} ${(m.startTime / 1000).toFixed(1)}`).join(', '))}`);
   console.log(JSON.stringify({
-    drawn_s: drawn, analysed_s: analysed, peak_pss_bytes: peaks.peakPss, peak_pss_by_kind: peaks.peakPssByKind, hwm_sum_bytes: peaks.hwm,
+    drawn_s: drawn, analysed_s: analysed, peak_pss_bytes: peaks.peakPss, peak_pss_by_kind: peaks.peakPssByKind, peak_pss_at_s: peaks.peakAt, hwm_sum_bytes: peaks.hwm,
     clean: !failed && Object.values(problems).every((list) => list.length === 0), failed, problems,
   }));
 } finally {

@@ -31,6 +31,7 @@
 #include "report/layout_report.h"
 #include "report/node_detail.h"
 #include "report/weights_report.h"
+#include "report/weights_run.h"
 #include "report/three_way_report.h"
 #include "versions/three_way.h"
 #include "util/error.h"
@@ -193,6 +194,7 @@ class Session : public ExternalFiles {
       vq::Model b = load_named(second, second_size, second_name);
       activations_.reset();
       sensitivity_.reset();
+      summary_run_.reset();
       comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
       weights_summary_ = nullptr;
       evidence_ = {};
@@ -225,6 +227,30 @@ class Session : public ExternalFiles {
       // default bins is kept: a three-way table of this comparison reads it (threeWay).
       if (detail) return vq::dump_report(vq::weights_report(c, options, true, report_progress));
       return vq::dump_compact(bins == 0 ? summary_weights(report_progress) : vq::weights_report(c, options, false, report_progress));
+    });
+  }
+
+  // The weights summary (weights() without detail, default bins) made a slice at a time: analyses
+  // the next pairs, largest first, until `parameters` of them are done. Returns {"done", and the
+  // slice's layers as WeightsRun::last_step() gives them}; once done, weights() returns the summary
+  // at once. Between calls the caller's event loop runs: in the page's worker, the range reads'
+  // responses of the weights done are given back then (they are not within one synchronous call),
+  // and the table fills with the layers each slice found. `progress` as for weights().
+  CallResult weightsSlice(double parameters, emscripten::val progress) {
+    return with_comparison([&](const vq::Comparison&) {
+      nlohmann::ordered_json out;
+      if (!weights_summary_.is_null()) {
+        out["done"] = true;
+        out["layers"] = nlohmann::ordered_json::array();
+        return vq::dump_compact(out);
+      }
+      const vq::WeightsProgressFn report_progress = weights_progress(progress);
+      vq::WeightsRun& run = summary_run(report_progress);
+      run.step(static_cast<std::uint64_t>(std::max(1.0, parameters)), report_progress);
+      out["done"] = run.done();
+      out.update(run.last_step());
+      if (run.done()) finish_summary_run();
+      return vq::dump_compact(out);
     });
   }
 
@@ -559,13 +585,29 @@ class Session : public ExternalFiles {
   }
  private:
   // The weights report without detail, with the default bins: made once per open comparison.
+  // A run weightsSlice() began is finished here.
   const nlohmann::ordered_json& summary_weights(const vq::WeightsProgressFn& progress) {
-    if (weights_summary_.is_null()) weights_summary_ = vq::weights_report(*comparison_, vq::WeightAnalysisOptions{}, false, progress, &evidence_);
+    if (!weights_summary_.is_null()) return weights_summary_;
+    summary_run(progress).step(0, progress);
+    finish_summary_run();
     return weights_summary_;
+  }
+  vq::WeightsRun& summary_run(const vq::WeightsProgressFn& progress) {
+    if (!summary_run_) {
+      evidence_ = {};
+      summary_run_ = std::make_unique<vq::WeightsRun>(*comparison_, vq::WeightAnalysisOptions{}, false, &evidence_);
+      if (progress) progress(summary_run_->so_far());  // 0 of N: the page shows the size of the task at once
+    }
+    return *summary_run_;
+  }
+  void finish_summary_run() {
+    weights_summary_ = summary_run_->report();
+    summary_run_.reset();
   }
 
   std::shared_ptr<vq::Comparison> comparison_;  // shared: a three-way table reads two sessions' (threeWay)
   nlohmann::ordered_json weights_summary_;       // the weights report without detail, once made (threeWay reads it)
+  std::unique_ptr<vq::WeightsRun> summary_run_;  // weights_summary_ being made a slice at a time; reads comparison_ and evidence_
   vq::WeightEvidence evidence_;                  // what the lint reads of the weights, gathered with weights_summary_
   std::unique_ptr<vq::ActivationSession> activations_;  // reads comparison_: reset before it
   std::unique_ptr<vq::SensitivitySession> sensitivity_;  // reads comparison_: reset before it
@@ -719,6 +761,7 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("open", &Session::open)
       .function("weightLayer", &Session::weightLayer)
       .function("weights", &Session::weights)
+      .function("weightsSlice", &Session::weightsSlice)
       .function("lint", &Session::lint)
       .function("threeWay", &Session::threeWay)
       .function("node", &Session::node)

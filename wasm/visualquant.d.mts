@@ -418,6 +418,14 @@ export interface InvalidWeightLayer {
  */
 export type WeightMeasures = 'quantization_error' | 'weight_change' | 'dequantized_difference' | 'not_comparable';
 
+/** A layer of the weights summary as one slice of the analysis found it (OpenComparison.weightsSlice). */
+export type UnrankedWeightLayer = Omit<WeightLayer, 'rank' | 'sensitivity'>;
+/** One slice of the weights summary's analysis: whether every pair is done, and the slice's layers. */
+export interface WeightsSlice extends Pick<WeightsReport, 'measures' | 'reference' | 'compared'> {
+  done: boolean;
+  layers: UnrankedWeightLayer[];
+}
+
 export interface WeightsReport {
   measures: WeightMeasures;
   /** The two sides' labels (CompareSide.label): the reference and the compared model. */
@@ -723,6 +731,13 @@ export class OpenComparison {
    * onProgress is called after each layer (synchronously, from inside the call).
    */
   weights(bins?: number, options?: { detail?: boolean; onProgress?: (layersDone: number, layers: number, parametersDone: number, parameters: number) => void }): string;
+  /**
+   * The table's weights summary (weights(0, { detail: false })) made a slice at a time: analyses the
+   * next pairs, largest first, until `parameters` of them are done. The slice's layers come without
+   * rank and sensitivity (known once every pair is done). Run the event loop between calls (a worker
+   * reading by range gives the responses back then).
+   */
+  weightsSlice(parameters: number, options?: { onProgress?: (layersDone: number, layers: number, parametersDone: number, parameters: number) => void }): WeightsSlice;
   /** JSON text of a NodeReport of one side's node, by id or unique name; throws VisualQuantError('not_found'). */
   node(side: 'float' | 'quant', nodeName: string): string;
   /** JSON text of the LintFinding list. */

@@ -527,6 +527,19 @@ export class OpenComparison {
   }
 
   /**
+   * The table's weights summary (weights() without detail and with the default bins) made a slice
+   * at a time: analyses the next pairs, largest first, until `parameters` of them are done. Returns
+   * { done, measures, reference, compared, layers }: the slice's layers as the summary has them but
+   * without rank and sensitivity (known once every pair is done); once done, weights() answers at
+   * once. The caller's event loop runs between calls: a worker reading external data by range gives
+   * the responses of the weights done back then, and its table can fill as it goes. onProgress as
+   * for weights().
+   */
+  weightsSlice(parameters, { onProgress } = {}) {
+    return JSON.parse(this.ask((s) => s.weightsSlice(parameters, onProgress ?? null)));
+  }
+
+  /**
    * One node's detail on one side (JSON text, byte-identical to `visualquant inspect MODEL --node NAME
    * --json`): by node id, or by name when one node has it. Throws VisualQuantError('not_found').
    */

@@ -7,20 +7,16 @@
 #include <cstdlib>
 #include <iomanip>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <sstream>
 
 #include "align/batchnorm_factor.h"
 #include "align/weight_signature.h"
-#include "lint/invalid_weights.h"
-#include "lint/quant_lint.h"
 #include "quant/constant_eval.h"
 #include "report/csv_cell.h"
 #include "report/report_numbers.h"
-#include "versions/comparison_case.h"
+#include "report/weights_run.h"
 #include "quant/weight_view.h"
-#include "util/parallel.h"
 
 namespace vq {
 namespace {
@@ -118,15 +114,6 @@ std::optional<std::size_t> worst_channel(const ChannelSeries& ch) {
     if (!worst || ch.sqnr_db[i] < ch.sqnr_db[*worst]) worst = i;
   }
   return worst;
-}
-
-// A reported SQNR as the ranking reads it: the number the report writes (so that native and wasm
-// rank alike), null (no error) as +inf.
-double reported_db(const json& v) { return v.is_number() ? v.get<double>() : INFINITY; }
-
-double sensitivity(double sqnr_db, double share) {
-  if (std::isinf(sqnr_db) && sqnr_db > 0) return 0;
-  return std::pow(10.0, -sqnr_db / 10) * share;
 }
 
 }  // namespace
@@ -273,136 +260,9 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
 
 json weights_report(const Comparison& c, const WeightAnalysisOptions& options, bool detail, const WeightsProgressFn& progress,
                     WeightEvidence* evidence) {
-  const std::vector<WeightPair> pairs = weight_pairs(c);
-  // Each pair is analysed on its own (the models are only read): one per core, the biggest first
-  // so that no core is left with a large one at the end; results kept in pair order.
-  struct Result {
-    std::optional<json> layer;
-    double sqnr = 0;
-    std::uint64_t parameters = 0;
-  };
-  std::vector<Result> results(pairs.size());
-  std::vector<std::size_t> largest_first(pairs.size());
-  std::vector<std::uint64_t> size(pairs.size());
-  // Views are made where each pair is analysed, not all first: a view may hold its weight's bytes
-  // (external data read by range, in wasm), and all of them at once were the whole model.
-  const auto float_view = [&](std::size_t i) { return op_weight_view(c.float_model, c.float_graph.ops[pairs[i].float_op]); };
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const std::optional<WeightView> view = float_view(i);  // its shape; no weight is read (LazyPayload)
-    size[i] = view ? view->layout.rows * view->layout.cols : 0;
-    largest_first[i] = i;
-  }
-  std::stable_sort(largest_first.begin(), largest_first.end(), [&](std::size_t a, std::size_t b) { return size[a] > size[b]; });
-  WeightsProgress done;
-  done.layers = pairs.size();
-  for (const std::uint64_t s : size) done.parameters += s;
-  std::mutex progress_lock;
-  WeightAnalysisOptions analysis = options;
-  analysis.histograms = detail;  // a summary prints none: no pass over the values for them
-  if (evidence) {
-    evidence->pairs = pairs;
-    evidence->rows.assign(pairs.size(), std::nullopt);
-  }
-  parallel_for(pairs.size(), [&](std::size_t k) {
-    const std::size_t i = largest_first[k];
-    std::optional<WeightView> float_weight = float_view(i);
-    std::optional<WeightView> quant_weight = op_weight_view(c.quant_model, c.quant_graph.ops[pairs[i].quant_op]);
-    if (float_weight && quant_weight) {
-      WeightAnalysisOptions these = analysis;
-      if (evidence) {
-        const LintEvidenceNeeds needs = lint_evidence_needs(c, pairs[i]);
-        these.row_evidence = needs.peaks || needs.channels;
-        these.channel_evidence = needs.channels;
-      }
-      WeightAnalysis a = analyze_weight_pair(*float_weight, *quant_weight, pairs[i].adjust, these);
-      results[i] = {weight_layer_json(c, pairs[i], a, detail), a.error.sqnr_db, a.rows * a.cols};
-      if (evidence) evidence->rows[i] = std::move(a.evidence);  // each pair's own slot: no lock
-    }
-    // Done with this pair's bytes: an external-data weight's pages go back now (PayloadBytes), so
-    // the analysis holds the weights it is reading, one per core, not the whole model.
-    float_weight.reset();
-    quant_weight.reset();
-    if (!progress) return;
-    const std::lock_guard<std::mutex> hold(progress_lock);
-    ++done.layers_done;
-    done.parameters_done += size[i];
-    progress(done);
-  });
-  std::vector<json> layers;
-  std::vector<double> sqnr;
-  std::uint64_t total = 0;
-  for (Result& r : results) {
-    if (!r.layer) continue;
-    layers.push_back(std::move(*r.layer));
-    sqnr.push_back(r.sqnr);
-    total += r.parameters;
-  }
-  std::vector<double> score(layers.size());
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    const double share = total ? static_cast<double>(layers[i]["parameters"].get<std::uint64_t>()) *
-                                     static_cast<double>(layers.size()) / static_cast<double>(total)
-                               : 0;
-    score[i] = sensitivity(sqnr[i], share);
-    if (std::isnan(score[i])) score[i] = INFINITY;  // NaN or infinite weights: the worst layer (and a strict order)
-    layers[i]["sensitivity"] = num(score[i]);
-  }
-  // The damage a user looks for first: the lowest SQNR, of the whole tensor or of its worst channel.
-  std::vector<double> damage(layers.size());
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    const json& worst = layers[i]["channels"]["worst"];
-    damage[i] = std::min(reported_db(layers[i]["error"]["sqnr_db"]), worst.is_null() ? INFINITY : reported_db(worst["sqnr_db"]));
-    if (std::isinf(score[i])) damage[i] = -INFINITY;  // NaN or infinite weights (their score, above): the worst
-  }
-  std::vector<std::size_t> order(layers.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (damage[a] != damage[b]) return damage[a] < damage[b];
-    return score[a] > score[b];
-  });
-  json out;
-  const WeightMeasures measures = weight_measures(c);
-  const SideLabels labels = side_labels(c.kase, c.swapped);
-  out["measures"] = weight_measures_name(measures);
-  out["reference"] = labels.reference;
-  out["compared"] = labels.compared;
-  switch (measures) {
-    case WeightMeasures::QuantizationError:
-      out["ranking"] = "lowest weight SQNR first, of the whole tensor or of its worst output channel when that is lower; "
-                       "ties by sensitivity (noise-to-signal power x parameter share)";
-      break;
-    case WeightMeasures::WeightChange:
-    case WeightMeasures::DequantizedDifference:
-      out["ranking"] = std::string("largest change first: lowest SQNR of ") + labels.compared + "'s " +
-                       (measures == WeightMeasures::DequantizedDifference ? "dequantised " : "") + "weight against " +
-                       labels.reference + "'s, of the whole tensor or of its worst output channel";
-      break;
-    case WeightMeasures::NotComparable:
-      out["ranking"] = "none";
-      out["not_compared"] = "no weights are compared: the two models are not the same network (" + c.alignment.same_network.reason() + ")";
-      break;
-  }
-  out["histogram_bins"] = options.histogram_bins;
-  out["layers"] = json::array();
-  for (std::size_t rank = 0; rank < order.size(); ++rank) {
-    json& l = layers[order[rank]];
-    l["rank"] = rank + 1;
-    out["layers"].push_back(std::move(l));
-  }
-  // Aligned weights whose quantization parameters break the spec: listed with the violations,
-  // never with numbers (present only when there are some, so valid reports keep their shape).
-  json invalid = json::array();
-  for (const InvalidWeight& w : invalid_weights(c)) {
-    json violations = json::array();
-    for (const QuantParamViolation& v : w.violations)
-      violations.push_back({{"node", c.quant_model.nodes[v.node].id}, {"subject", v.subject}, {"found", v.found},
-                            {"required", v.required}, {"message", v.message}});
-    const Node& fn = c.float_model.nodes[c.float_graph.ops[w.float_op].primary];
-    const Node& qn = c.quant_model.nodes[c.quant_graph.ops[w.quant_op].primary];
-    invalid.push_back({{"entry", w.entry}, {"float_node", fn.id}, {"quant_node", qn.id}, {"float_op_type", fn.op_type},
-                       {"quant_op_type", qn.op_type}, {"check", kInvalidQuantParams}, {"violations", std::move(violations)}});
-  }
-  if (!invalid.empty()) out["invalid"] = std::move(invalid);
-  return out;
+  WeightsRun run(c, options, detail, evidence);
+  run.step(0, progress);
+  return run.report();
 }
 
 std::optional<json> weight_layer_report(const Comparison& c, const std::string& node_id, const WeightAnalysisOptions& options) {

@@ -58,7 +58,8 @@ struct WeightEvidence {
   std::vector<std::optional<RowEvidence>> rows;
 };
 
-// Every pair analysed and ranked: {"bins", "layers": [...] worst first}.
+// Every pair analysed and ranked: {"bins", "layers": [...] worst first}. In one step, on every
+// core; report/weights_run.h takes the same run a slice at a time, to the same bytes.
 // detail = false leaves out what only one layer's view needs (histograms, per-channel series,
 // code counts, outlier indices): the ranked table of a large model, quickly.
 // `evidence`, when given, receives the lint's evidence (the report is the same either way).

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -45,6 +46,13 @@ void write(const std::string& path, const std::vector<std::uint8_t>& bytes) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   char dir_template[] = "/tmp/vq_fuzz_external_XXXXXX";
   const std::string dir = ::mkdtemp(dir_template);
+  // Removed when the fuzzer exits (libFuzzer ends its runs with exit()).
+  static std::string folder_to_remove;
+  folder_to_remove = dir;
+  std::atexit([] {
+    std::error_code ignored;
+    std::filesystem::remove_all(folder_to_remove, ignored);
+  });
   ::mkdir((dir + "/sub").c_str(), 0700);
   const auto w = pattern(4096);
   write(dir + "/w.bin", w);

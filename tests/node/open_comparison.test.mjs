@@ -70,6 +70,40 @@ for (const pair of ['torch_eager_ptq_cnn_perchannel', 'ort_matmulnbits_4bit', 'v
     }
     open.close();  // twice is harmless
   });
+
+  test(`the weights summary made a slice at a time is the one made at once: ${pair}`, async () => {
+    const f = path.join(pairsDir, pair, 'float.onnx'), q = path.join(pairsDir, pair, 'quant.onnx');
+    const core = await wasmCore();
+    const once = core.open(readFileSync(f), 'float.onnx', readFileSync(q), 'quant.onnx');
+    const sliced = core.open(readFileSync(f), 'float.onnx', readFileSync(q), 'quant.onnx');
+    try {
+      const summary = once.weights(0, { detail: false });
+      const seen = [], found = [];
+      let slices = 0;
+      // One parameter a slice: each slice is the next pair, largest first.
+      for (;;) {
+        const slice = sliced.weightsSlice(1, { onProgress: (...p) => seen.push(p) });
+        found.push(...slice.layers);
+        if (slice.done) break;
+        slices++;
+      }
+      const layers = seen[0][1];
+      assert.equal(slices + 1, layers);
+      assert.deepEqual(seen.map((p) => p[0]), [...Array(layers + 1).keys()]);  // 0 of N first, then one per pair
+      assert.ok(seen.every((p, i) => i === 0 || p[2] >= seen[i - 1][2]));
+      assert.equal(seen.at(-1)[2], seen.at(-1)[3]);
+      assert.deepEqual(sliced.weightsSlice(1), { done: true, layers: [] });  // done: nothing more to do
+      assert.equal(sliced.weights(0, { detail: false }), summary);
+      // The slices' layers are the summary's, without the rank and sensitivity known at the end.
+      const ranked = JSON.parse(summary).layers.map(({ rank, sensitivity, ...l }) => l);
+      const byNode = (a, b) => (a.float_node < b.float_node ? -1 : a.float_node > b.float_node ? 1 : 0);
+      assert.deepEqual(found.sort(byNode), ranked.sort(byNode));
+      assert.equal(sliced.lint(), once.lint());
+    } finally {
+      once.close();
+      sliced.close();
+    }
+  });
 }
 
 test('a pair that cannot be opened names the file at fault, either way round, with the CLI\'s code and message', async () => {

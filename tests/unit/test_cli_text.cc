@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "cli/output_paths.h"
@@ -16,12 +17,18 @@ using namespace vq;
 using namespace vq::cli;
 
 namespace {
-// A fresh folder under the system's temporary folder, for one test.
-std::string temp_dir(const char* name) {
-  std::string pattern = std::string("/tmp/vq_") + name + "_XXXXXX";
-  BOOST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-  return pattern;
-}
+// A fresh folder under the system's temporary folder for one test, removed with what it holds
+// when the test ends.
+struct TempDir {
+  std::string path;
+  explicit TempDir(const char* name) : path(std::string("/tmp/vq_") + name + "_XXXXXX") { BOOST_REQUIRE(::mkdtemp(path.data()) != nullptr); }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(control_characters_become_visible_escapes) {
@@ -77,7 +84,8 @@ BOOST_AUTO_TEST_CASE(csv_cells_follow_the_rule_shared_with_the_page) {
 }
 
 BOOST_AUTO_TEST_CASE(outputs_that_cannot_be_written_are_named) {
-  const std::string dir = temp_dir("cli_text");
+  const TempDir temp("cli_text");
+  const std::string& dir = temp.path;
   BOOST_TEST(!unwritable_reason(dir + "/new.json").has_value());
   BOOST_TEST(unwritable_reason(dir).value() == "it is a folder");
   BOOST_TEST(unwritable_reason(dir + "/missing/r.json").value().find("does not exist") != std::string::npos);
@@ -85,7 +93,8 @@ BOOST_AUTO_TEST_CASE(outputs_that_cannot_be_written_are_named) {
 }
 
 BOOST_AUTO_TEST_CASE(an_output_naming_an_input_is_found_through_any_path) {
-  const std::string dir = temp_dir("cli_paths");
+  const TempDir temp("cli_paths");
+  const std::string& dir = temp.path;
   const std::string model = dir + "/m.onnx";
   std::ofstream(model) << "x";
   BOOST_TEST(input_named_by(model, {model}).value() == model);

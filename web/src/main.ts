@@ -10,7 +10,7 @@ import { pairNotice, sideLetter, sideTitle, weightsTitle } from './model/pair_ca
 import { CoreRequestError, type CoreConnection } from './protocol/connection';
 import {
   describeError, type ActivationParams, type SensitivityParams, type CompareReport, type LayoutEdge, type LayoutParams, type LayoutView, type LintFinding, type PairName,
-  type ProgressMessage, type ThreeWayReport, type WeightsReport,
+  type ProgressMessage, type ThreeWayReport, type UnrankedWeightLayer, type WeightsReport,
 } from './protocol/messages';
 import { PageExports } from './export/page_exports';
 import { DetailPanel } from './ui/detail_panel';
@@ -428,9 +428,17 @@ class App {
     try {
       status.textContent = 'Analysing weights…';
       const bins = uiHost()?.options?.bins;
+      const found: UnrankedWeightLayer[] = [];
       const weights = await this.core.request('weights', bins ? { bins } : {}, {
         onProgress: (p) => {
-          if (ticket !== this.opening || p.fraction === undefined) return;
+          if (ticket !== this.opening) return;
+          if (p.slice) {
+            // The layers analysed so far, unranked, while the rest are analysed (largest first).
+            found.push(...p.slice.layers);
+            this.table.setFound({ ...p.slice, layers: found });
+            return;
+          }
+          if (p.fraction === undefined) return;
           // "120 of 560 layers, 40 %": the fraction counts parameters, the better measure of the time left.
           const howFar = `${p.detail.replace(/^analysing weights: /, '')}, ${Math.floor(p.fraction * 100)} %`;
           status.textContent = `Analysing weights: ${howFar}`;

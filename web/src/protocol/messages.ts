@@ -4,14 +4,14 @@
 // transferred, never copied; large results as JSON text.
 import type {
   CompareReport, InspectReport, ThreeWayReport, InspectValue, LayoutLabelsReport, LayoutPairReport, LayoutReport, LintFinding, NodeReport, VisualQuantErrorCode, WeightLayer,
-  WeightsReport,
+  WeightsReport, WeightsSlice,
 } from 'visualquant-core';
 
 export type {
   ActivationError, ActivationPoint, ActivationsReport, InspectValue, CompareReport, InspectReport, LayoutLabelsReport, LayoutPairReport, LayoutReport, LayoutEdge, LayoutGroup, LayoutModelNode, LayoutGroupNode,
   LabelledGroup, LabelledNode, LintFinding,
   LogicalOp, MappingEntry, MappingKind, FusionGroup, NodeAttribute, NodeInput, NodeOutput, NodeReport, NodeTensorSummary,
-  TensorQuantization, WeightLayer, WeightsReport, InvalidWeightLayer, ThreeWayReport, ThreeWayRow, ThreeWayCell, QuantParamViolation, ComparisonCase, CompareSide, SameNetworkEvidence, WeightMeasures,
+  TensorQuantization, WeightLayer, WeightsReport, WeightsSlice, UnrankedWeightLayer, InvalidWeightLayer, ThreeWayReport, ThreeWayRow, ThreeWayCell, QuantParamViolation, ComparisonCase, CompareSide, SameNetworkEvidence, WeightMeasures,
 } from 'visualquant-core';
 
 /** One file handed to the core: its name (as the model refers to it, for external data) and bytes. */
@@ -234,6 +234,11 @@ export interface ProgressMessage {
   detail: string;
   /** 0..1 when known. */
   fraction?: number;
+  /**
+   * The 'weights' request's analysis as it goes: the layers one slice found (unranked), and what
+   * they measure. The table shows them while the rest are analysed.
+   */
+  slice?: Omit<WeightsSlice, 'done'>;
 }
 export type ResultMessage = { [M in Method]: { type: 'result'; id: number; method: M; result: Result<M> } }[Method];
 /**

@@ -2,7 +2,7 @@
 // model, every weight, most changed first), sortable by any column and filterable by name or op
 // type. Clicking a row selects the layer's nodes in both graphs.
 import { labelTitle } from '../model/pair_case';
-import type { WeightLayer, WeightsReport } from '../protocol/messages';
+import type { UnrankedWeightLayer, WeightLayer, WeightsReport } from '../protocol/messages';
 import { el, fmt, onRowActivate } from './dom';
 import { MiddleEllipsis, pathPartCounts } from './middle_ellipsis';
 import { byColumn, csvTable, markSorted, sortHeader, type SortableColumn } from './sortable_columns';
@@ -120,6 +120,8 @@ export class LayerTable {
   private shown: WeightLayer[] = [];
   private readonly positionOf = new Map<number, number>();
   private notAnalysed = 0;
+  /** The layers are those found so far (setFound): no rank yet. */
+  private unranked = false;
   private measures: TableMeasures | null = null;
   private notCompared = '';
   private columns: Column[] = COLUMNS;
@@ -159,6 +161,24 @@ export class LayerTable {
 
   /** The analysed layers, and how many aligned weights were not analysed (invalid quantization parameters). */
   setLayers(weights: Pick<WeightsReport, 'layers' | 'measures' | 'reference' | 'compared' | 'not_compared'>, notAnalysed = 0): void {
+    this.unranked = false;
+    this.show(weights, notAnalysed);
+  }
+
+  /**
+   * The layers an analysis still running has found so far. The core ranks them once every layer is
+   * analysed (a layer's sensitivity weighs its share of all the parameters): until then the rank
+   * cells say so, and the rows are in order of their lowest SQNR, of the tensor or its worst channel.
+   */
+  setFound(found: TableMeasures & { layers: UnrankedWeightLayer[] }): void {
+    const damage = (l: UnrankedWeightLayer) => Math.min(l.error.sqnr_db ?? Infinity, l.channels.worst?.sqnr_db ?? Infinity);
+    const layers = found.layers.map((l) => ({ ...l, rank: 0, sensitivity: 0 }));
+    layers.sort((a, b) => (damage(a) === damage(b) ? 0 : damage(a) < damage(b) ? -1 : 1)).forEach((l, i) => { l.rank = i + 1; });
+    this.unranked = true;
+    this.show({ ...found, layers }, 0);
+  }
+
+  private show(weights: Pick<WeightsReport, 'layers' | 'measures' | 'reference' | 'compared' | 'not_compared'>, notAnalysed: number): void {
     const layers = weights.layers;
     this.layers = layers;
     this.notAnalysed = notAnalysed;
@@ -236,7 +256,8 @@ export class LayerTable {
     this.shown.forEach((l, i) => this.positionOf.set(l.entry, i));
     this.drawRows();
     const n = this.shown.length;
-    const count = n === this.layers.length ? `${n} layers` : `${n} of ${this.layers.length} layers`;
+    const count = (n === this.layers.length ? `${n} layers` : `${n} of ${this.layers.length} layers`) +
+      (this.unranked ? ' analysed so far, largest first; ranked when every layer is' : '');
     // Never a silent gap: weights whose parameters break the spec are not in the table, and say so;
     // nor an unexplained empty table (two models that are not one network have no weights to compare).
     this.count.title = this.notCompared;
@@ -282,8 +303,12 @@ export class LayerTable {
   }
 
   private row(l: WeightLayer): HTMLTableRowElement {
-    const tr = el('tr', { attrs: { 'data-entry': String(l.entry), 'data-rank': String(l.rank), tabindex: '0', 'aria-selected': String(l.entry === this.selectedEntry) } });
+    const tr = el('tr', { attrs: { 'data-entry': String(l.entry), 'data-rank': this.unranked ? '' : String(l.rank), tabindex: '0', 'aria-selected': String(l.entry === this.selectedEntry) } });
     for (const c of this.shownColumns) {
+      if (this.unranked && c.key === 'rank') {
+        tr.append(el('td', { class: 'num', text: '…', title: 'Ranked when every layer is analysed' }));
+        continue;
+      }
       const v = c.value(l);
       const text = c.cellClass === 'name' ? this.names.cut(cellText(c, l), this.nameWidth, this.font, this.partCounts.get(c.key)) : cellText(c, l);
       tr.append(el('td', { class: c.numeric ? 'num' : c.cellClass ?? '', text, title: typeof v === 'string' ? v : undefined }));

@@ -317,6 +317,18 @@ function weightsProgress(id: number, stage: ProgressMessage['stage'], what: stri
   };
 }
 
+/**
+ * Parameters of weights analysed per slice of the table's weight analysis: about 20 MB of float32
+ * and int8 reads, tens of milliseconds. A model of up to this many parameters (ResNet-18's 11 M
+ * less than three slices) yields a couple of times at most; a 4 GB pair about two hundred times, at
+ * a few milliseconds each. A larger slice (16 M) gave the same peak memory on that pair: the peak
+ * is now its largest single weights (the 262 MB embedding), read in one call.
+ */
+const WEIGHTS_SLICE_PARAMETERS = 4 * 1024 * 1024;
+
+/** Resolves in a later task: what was queued meanwhile (freeing, messages) runs first. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 
 function externalOf(external: FileSource[], loaded: Loaded[]): Record<string, Loaded> {
@@ -372,14 +384,26 @@ const handlers: { [M in Method]: Handler<M> } = {
     if (!a.activations || !b.activations) throw usage('run the activation comparison of both versions first');
     return a.comparison.threeWay(b.comparison, { onProgress, activations: [a.activations, b.activations] });
   },
-  weights({ bins, detail }, id) {
+  async weights({ bins, detail }, id) {
     const p = requirePair();
     progress(id, 'weights', 'analysing every quantized weight');
     const onProgress = weightsProgress(id, 'weights', 'analysing weights');
     // The table's fields only, kept: one layer's histograms and series come with weightLayer(). The
     // full report (the JSON export) is made when asked.
     if (detail || bins !== undefined) return p.comparison.weights(bins ?? 0, { detail: detail ?? false, onProgress });
-    p.weights ??= p.comparison.weights(0, { detail: false, onProgress });
+    if (p.weights === undefined) {
+      // A slice at a time, with this thread's event loop between slices: the range reads' responses
+      // of the weights done are given back there, not held to the end of one call (gigabytes on a
+      // 4 GB pair). Requests wait meanwhile (drain runs one at a time), so the pair stays open.
+      // Each slice's layers go to the page as they are found: its table fills while the rest are analysed.
+      for (;;) {
+        const { done, ...slice } = p.comparison.weightsSlice(WEIGHTS_SLICE_PARAMETERS, { onProgress });
+        if (done) break;
+        post({ type: 'progress', id, stage: 'weights', detail: 'analysing weights', slice });
+        await nextTask();
+      }
+      p.weights = p.comparison.weights(0, { detail: false });
+    }
     return p.weights;
   },
   weightLayer({ nodeId, bins }) {

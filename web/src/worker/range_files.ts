@@ -42,16 +42,20 @@ export async function rangeFileOfUrl(name: string, url: string): Promise<RangeFi
   // left each response (up to 16 MiB) in the worker's memory until a garbage collection, which a
   // worker busy in one long synchronous call of the core hardly makes: gigabytes on a large pair.
   const request = new XMLHttpRequest();
+  const reader = new FileReaderSync();
   return new RangeFile(Number(total[1]), (offset, length, target) => {
     request.open('GET', url, false);  // synchronous: allowed in a worker
-    request.responseType = 'arraybuffer';
+    // A Blob read with FileReaderSync, not an 'arraybuffer' response: measured in Chromium 156, 16 MiB
+    // ranges arrive at about 90 MB/s this way and 43 MB/s as array buffers (the response is built
+    // in the worker piece by piece), which was most of a 4 GB pair's analysis.
+    request.responseType = 'blob';
     request.setRequestHeader('Range', `bytes=${offset}-${offset + length - 1}`);
     request.send();
-    const bytes = request.response as ArrayBuffer | null;
-    if (request.status !== 206 || !bytes || bytes.byteLength !== length) {
-      throw new Error(`${name}: the server answered HTTP ${request.status} with ${bytes?.byteLength ?? 0} bytes for bytes ${offset}-${offset + length - 1}`);
+    const blob = request.response as Blob | null;
+    if (request.status !== 206 || !blob || blob.size !== length) {
+      throw new Error(`${name}: the server answered HTTP ${request.status} with ${blob?.size ?? 0} bytes for bytes ${offset}-${offset + length - 1}`);
     }
-    target.set(new Uint8Array(bytes));
+    target.set(new Uint8Array(reader.readAsArrayBuffer(blob)));
   }, url);
 }
 

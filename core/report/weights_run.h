@@ -1,0 +1,58 @@
+// The weight analysis of a comparison as a run that can be taken a slice at a time. Natively the
+// CLI runs it in one step on every core; the page's worker takes a few layers per call, so that its
+// event loop runs between calls: the range reads' responses of the layers done are given back
+// (held for one synchronous call, they were gigabytes on a 4 GB pair) and other work can be
+// answered. However it is sliced, the report is the same bytes (weights_report.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/weights_report.h"
+
+namespace vq {
+
+class WeightsRun {
+ public:
+  // `c` (and `evidence`, when given) must outlive the run. Reads no weight: each pair's size comes
+  // from its view's shape.
+  WeightsRun(const Comparison& c, const WeightAnalysisOptions& options, bool detail, WeightEvidence* evidence = nullptr);
+
+  // Analyses the next pairs, largest first, until at least `parameters` parameters are done (at
+  // least one pair; every pair left when 0), on the machine's cores. `progress` after each pair.
+  const WeightsProgress& step(std::uint64_t parameters, const WeightsProgressFn& progress = {});
+  bool done() const { return next_ == order_.size(); }
+  const WeightsProgress& so_far() const { return done_; }
+
+  // What the last step found, for a table that fills as the run goes: {"measures", "reference",
+  // "compared", "layers": [...]}, each layer as in report() but without "rank" and "sensitivity"
+  // (both are known only once every pair is done), in the order analysed.
+  nlohmann::ordered_json last_step() const;
+
+  // The ranked report; every pair must be done (a Usage error otherwise). Moves the layers out:
+  // call once.
+  nlohmann::ordered_json report();
+
+ private:
+  struct Result {
+    std::optional<nlohmann::ordered_json> layer;
+    double sqnr = 0;
+    std::uint64_t parameters = 0;
+  };
+  const Comparison& c_;
+  WeightAnalysisOptions options_;
+  bool detail_;
+  WeightEvidence* evidence_;
+  std::vector<WeightPair> pairs_;
+  std::vector<std::uint64_t> size_;   // each pair's parameters, by its float weight's shape
+  std::vector<std::size_t> order_;    // pair indices, largest first (no core is left with a large one at the end)
+  std::size_t next_ = 0;              // into order_
+  std::size_t last_step_ = 0;         // into order_: where the last step began
+  std::vector<Result> results_;       // in pair order
+  WeightsProgress done_;
+};
+
+}  // namespace vq
