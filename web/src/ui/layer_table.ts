@@ -257,7 +257,7 @@ export class LayerTable {
     this.drawRows();
     const n = this.shown.length;
     const count = (n === this.layers.length ? `${n} layers` : `${n} of ${this.layers.length} layers`) +
-      (this.unranked ? ' analysed so far, largest first; ranked when every layer is' : '');
+      (this.unranked ? ' so far, unranked' : '');
     // Never a silent gap: weights whose parameters break the spec are not in the table, and say so;
     // nor an unexplained empty table (two models that are not one network have no weights to compare).
     this.count.title = this.notCompared;
