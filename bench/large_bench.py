@@ -6,9 +6,12 @@ in one run, against reading the same files once (`cat FILES > /dev/null`):
   - native `visualquant compare` (weights and lint included) and `visualquant weights`: wall time and
     peak RSS, with a cold page cache (the files' cached pages dropped first, posix_fadvise) and a warm
     one. Targets: peak RSS <= 0.1x the two models' size; time <= 1.5x the read of both, cold and warm.
-  - the wasm core under Node, the VS Code extension host's path (bench/large_wasm_run.mjs: the data
-    files read by range with fs.readSync): peak RSS of the process and wasm memory. Targets: process
-    <= 1.5 GB, wasm memory <= 1 GB; its report byte-identical to the native one.
+  - the wasm core under Node (bench/large_wasm_run.mjs: the data files read by range with
+    fs.readSync), twice: as the VS Code extension host's worker runs it (opened in steps, the
+    table's analysis a slice at a time, the lint), whose peak RSS of the process and wasm memory are
+    the targets (process <= 1.5 GB, wasm memory <= 1 GB); and compare() returning the CLI's whole
+    report, which must be byte-identical to the native one (its memory printed, not a target: the
+    7B pair's detailed report alone is 282 MB of JSON, built in wasm memory).
   - the web page in Chromium given both models and their data files by URL (bench/large_page_run.mjs):
     time to the drawn pair and to the weights, peak summed PSS of the browser's processes (the core's
     wasm memory is inside it: the worker's module is out of the benchmark's reach). Target: <= 1.5 GB.
@@ -101,17 +104,18 @@ def native(folder, files, results):
 
 def wasm(folder, files, results):
     size = sum(os.path.getsize(f) for f in files)
-    out = subprocess.run(["node", os.path.join(HERE, "large_wasm_run.mjs"), WASM_DIST, os.path.join(folder, "float.onnx"),
-                          os.path.join(folder, "quant.onnx")], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"the wasm run failed: {out.stderr[-2000:]}")
-    row = {"side": "wasm-node", "models_bytes": size, **json.loads(out.stdout.strip().splitlines()[-1])}
-    native_report = os.path.join(folder, "..", "native_report.json")
-    if os.path.exists(native_report):
-        with open(native_report, "rb") as f:
-            row["same_as_native"] = hashlib.sha256(f.read()).hexdigest() == row["report_sha256"]
-    print(json.dumps(row), flush=True)
-    results.append(row)
+    for mode in ("host", "report"):
+        out = subprocess.run(["node", os.path.join(HERE, "large_wasm_run.mjs"), WASM_DIST, os.path.join(folder, "float.onnx"),
+                              os.path.join(folder, "quant.onnx"), mode], capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"the wasm run ({mode}) failed: {out.stderr[-2000:]}")
+        row = {"side": "wasm-node", "models_bytes": size, **json.loads(out.stdout.strip().splitlines()[-1])}
+        native_report = os.path.join(folder, "..", "native_report.json")
+        if mode == "report" and os.path.exists(native_report):
+            with open(native_report, "rb") as f:
+                row["same_as_native"] = hashlib.sha256(f.read()).hexdigest() == row["report_sha256"]
+        print(json.dumps(row), flush=True)
+        results.append(row)
 
 
 def page(folder, files, results):
@@ -164,7 +168,8 @@ def report(results):
             print(f"| {r['pair']} ({r['models_bytes'] / GB:.1f} GB) | native {r['command']}, {r['cache']} cache | {r['seconds']:.1f} s | "
                   f"{r['ratio_to_cat']:.2f}x ({r['cat_seconds']:.1f} s) | {r['peak_rss_bytes'] / 1e6:.0f} MB RSS | {r['rss_share']:.3f} |")
         elif r["side"] == "wasm-node":
-            print(f"| {r['pair']} | wasm under Node (the extension host's path) | {r['seconds']:.1f} s | | "
+            what = "the extension host's path" if r["mode"] == "host" else "compare(), the CLI's whole report"
+            print(f"| {r['pair']} | wasm under Node ({what}) | {r['seconds']:.1f} s | | "
                   f"{r['peak_rss_bytes'] / 1e6:.0f} MB RSS, wasm memory {r['wasm_memory_bytes'] / 1e6:.0f} MB | |")
         else:
             print(f"| {r['pair']} | page in Chromium, by URL | drawn {r['drawn_s']:.1f} s, weights {r['analysed_s']:.1f} s | | "
@@ -182,8 +187,9 @@ def report(results):
             target(r["rss_share"] <= 0.1, f"{r['pair']} native {r['command']} ({r['cache']}): peak RSS {r['rss_share']:.3f}x the models (<= 0.1x)")
             target(r["ratio_to_cat"] <= 1.5, f"{r['pair']} native {r['command']} ({r['cache']}): {r['ratio_to_cat']:.2f}x reading the files (<= 1.5x)")
         elif r["side"] == "wasm-node":
-            target(r["peak_rss_bytes"] <= 1.5e9, f"{r['pair']} wasm under Node: process peak {r['peak_rss_bytes'] / 1e9:.2f} GB (<= 1.5 GB)")
-            target(r["wasm_memory_bytes"] <= 1e9, f"{r['pair']} wasm under Node: wasm memory {r['wasm_memory_bytes'] / 1e9:.2f} GB (<= 1 GB)")
+            if r["mode"] == "host":
+                target(r["peak_rss_bytes"] <= 1.5e9, f"{r['pair']} wasm under Node: process peak {r['peak_rss_bytes'] / 1e9:.2f} GB (<= 1.5 GB)")
+                target(r["wasm_memory_bytes"] <= 1e9, f"{r['pair']} wasm under Node: wasm memory {r['wasm_memory_bytes'] / 1e9:.2f} GB (<= 1 GB)")
             if "same_as_native" in r:
                 target(r["same_as_native"], f"{r['pair']} wasm report byte-identical to the native one")
         else:

@@ -190,18 +190,33 @@ class Session : public ExternalFiles {
   CallResult open(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
                   std::size_t second_size, const std::string& second_name) {
     return guarded_call([&] {
-      vq::Model a = load_named(first, first_size, first_name);
-      vq::Model b = load_named(second, second_size, second_name);
-      activations_.reset();
-      sensitivity_.reset();
-      summary_run_.reset();
-      comparison_ = vq::run_comparison(std::move(a), std::move(b), first_name, second_name);
-      weights_summary_ = nullptr;
-      evidence_ = {};
-      levels_ = vq::layout::LevelCache();
-      // Compact: only the UI reads it (compare() is the CLI's bytes), and a large pair's report is
-      // tens of MB indented. Written as text directly: it is most of the time of a large open.
-      return vq::comparison_report_text(*comparison_);
+      begin_open(first, first_size, first_name, second, second_size, second_name);
+      return finish_open();
+    });
+  }
+
+  // open() in steps (vq::ComparisonBuild): openBegin loads both models, each openStep digests about
+  // `stored_bytes` more of their weights, openFinish aligns them and returns what open() returns.
+  // openBegin and openStep return {"done", "ops", "digested"}. Between the calls the caller's event
+  // loop runs: in the page's worker, the responses of the range reads done so far are given back.
+  CallResult openBegin(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
+                       std::size_t second_size, const std::string& second_name) {
+    return guarded_call([&] {
+      begin_open(first, first_size, first_name, second, second_size, second_name);
+      return build_progress();
+    });
+  }
+  CallResult openStep(double stored_bytes) {
+    return guarded_call([&] {
+      if (!build_) throw vq::Error(vq::ErrorCode::Usage, "openBegin() first");
+      build_->step(static_cast<std::uint64_t>(std::max(1.0, stored_bytes)));
+      return build_progress();
+    });
+  }
+  CallResult openFinish() {
+    return guarded_call([&] {
+      if (!build_) throw vq::Error(vq::ErrorCode::Usage, "openBegin() first");
+      return finish_open();
     });
   }
 
@@ -584,6 +599,36 @@ class Session : public ExternalFiles {
     });
   }
  private:
+  // Both models loaded (a load error leaves what was open as it was), what the open comparison had
+  // made dropped, and the new one's build begun.
+  void begin_open(std::uintptr_t first, std::size_t first_size, const std::string& first_name, std::uintptr_t second,
+                  std::size_t second_size, const std::string& second_name) {
+    vq::Model a = load_named(first, first_size, first_name);
+    vq::Model b = load_named(second, second_size, second_name);
+    activations_.reset();
+    sensitivity_.reset();
+    summary_run_.reset();
+    comparison_.reset();
+    weights_summary_ = nullptr;
+    evidence_ = {};
+    levels_ = vq::layout::LevelCache();
+    build_ = std::make_unique<vq::ComparisonBuild>(std::move(a), std::move(b), first_name, second_name);
+  }
+  std::string build_progress() const {
+    nlohmann::ordered_json out;
+    out["done"] = build_->digested();
+    out["ops"] = build_->ops();
+    out["digested"] = build_->ops_digested();
+    return vq::dump_compact(out);
+  }
+  std::string finish_open() {
+    const auto build = std::move(build_);
+    comparison_ = build->finish();
+    // Compact: only the UI reads it (compare() is the CLI's bytes), and a large pair's report is
+    // tens of MB indented. Written as text directly: it is most of the time of a large open.
+    return vq::comparison_report_text(*comparison_);
+  }
+
   // The weights report without detail, with the default bins: made once per open comparison.
   // A run weightsSlice() began is finished here.
   const nlohmann::ordered_json& summary_weights(const vq::WeightsProgressFn& progress) {
@@ -605,6 +650,7 @@ class Session : public ExternalFiles {
     summary_run_.reset();
   }
 
+  std::unique_ptr<vq::ComparisonBuild> build_;  // between openBegin() and openFinish()
   std::shared_ptr<vq::Comparison> comparison_;  // shared: a three-way table reads two sessions' (threeWay)
   nlohmann::ordered_json weights_summary_;       // the weights report without detail, once made (threeWay reads it)
   std::unique_ptr<vq::WeightsRun> summary_run_;  // weights_summary_ being made a slice at a time; reads comparison_ and evidence_
@@ -759,6 +805,9 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("inspect", &Session::inspect)
       .function("compare", &Session::compare)
       .function("open", &Session::open)
+      .function("openBegin", &Session::openBegin)
+      .function("openStep", &Session::openStep)
+      .function("openFinish", &Session::openFinish)
       .function("weightLayer", &Session::weightLayer)
       .function("weights", &Session::weights)
       .function("weightsSlice", &Session::weightsSlice)

@@ -365,8 +365,9 @@ export interface CompareReport {
 export interface Distribution {
   count: number; min: number; max: number; mean: number; std: number;
   skewness: number; kurtosis: number; zero_fraction: number;
-  /** Keys p0.1, p1, p5, p25, p50, p75, p95, p99, p99.9 (numpy 'linear' interpolation, exact). */
-  quantiles: Record<string, number>;
+  /** Keys p0.1, p1, p5, p25, p50, p75, p95, p99, p99.9 (numpy 'linear' interpolation, exact). With
+   *  detail only: the table's summary (weights() without detail, weightsSlice) does not find them. */
+  quantiles?: Record<string, number>;
 }
 
 export interface WeightLayer {
@@ -705,6 +706,12 @@ export class VisualQuant {
   /** Aligns two models and keeps the comparison open for lazy per-layer questions. A HeapFile is taken as it is (no copy). */
   open(firstBytes: Uint8Array | HeapFile, firstName: string, secondBytes: Uint8Array | HeapFile, secondName: string,
        externalFiles?: Record<string, ExternalFile>): OpenComparison;
+  /** open() in steps: the weights are digested about `stepBytes` (default 64 MiB) of stored weights
+   *  at a time, and `between` is awaited between steps (a worker's synchronous range reads give
+   *  their responses back only when its event loop runs). The same OpenComparison as open(). */
+  openInSteps(firstBytes: Uint8Array | HeapFile, firstName: string, secondBytes: Uint8Array | HeapFile, secondName: string,
+              externalFiles?: Record<string, ExternalFile>,
+              options?: { stepBytes?: number; between?: (progress: { ops: number; digested: number }) => Promise<void> }): Promise<OpenComparison>;
   /** Room in wasm memory for a file that arrives in chunks: write() them, then give it to open()/openLayout(). */
   heapFile(size?: number): HeapFile;
   /** JSON text of a LayoutReport (byte-identical to `visualquant layout MODEL --json -`); throws VisualQuantError. */

@@ -771,24 +771,55 @@ export class HeapFile {
   }
 }
 
+// A Session with both files and the external ones in wasm memory, and `call(session, first,
+// second, comparison)` made on it; the comparison is closed again if that fails.
+function withOpenSession(core, firstBytes, secondBytes, externalFiles, call) {
+  const session = new core.module.Session();
+  const held = [];
+  const toHeap = core.heapWriter(held);
+  const comparison = new OpenComparison(core, session, held);
+  try {
+    for (const [name, data] of Object.entries(externalFiles)) comparison.external.push(addExternal(session, core.module, toHeap, name, data));
+    const first = { pointer: toHeap(firstBytes), size: firstBytes.byteLength };
+    const second = { pointer: toHeap(secondBytes), size: secondBytes.byteLength };
+    comparison.files = { first, second };
+    call(session, first, second, comparison);
+    return comparison;
+  } catch (e) {
+    if (e instanceof VisualQuantError) comparison.close();
+    throw e;
+  }
+}
+
 VisualQuant.prototype.open = function open(firstBytes, firstName, secondBytes, secondName, externalFiles = {}) {
-  return this.guarded(() => {
-    const session = new this.module.Session();
-    const held = [];
-    const toHeap = this.heapWriter(held);
-    const comparison = new OpenComparison(this, session, held);
-    try {
-      for (const [name, data] of Object.entries(externalFiles)) comparison.external.push(addExternal(session, this.module, toHeap, name, data));
-      const first = { pointer: toHeap(firstBytes), size: firstBytes.byteLength };
-      const second = { pointer: toHeap(secondBytes), size: secondBytes.byteLength };
-      comparison.files = { first, second };
-      comparison.reportText = unwrap(session.open(first.pointer, first.size, firstName, second.pointer, second.size, secondName));
-      return comparison;
-    } catch (e) {
-      if (e instanceof VisualQuantError) comparison.close();
-      throw e;
+  return this.guarded(() => withOpenSession(this, firstBytes, secondBytes, externalFiles, (session, first, second, comparison) => {
+    comparison.reportText = unwrap(session.open(first.pointer, first.size, firstName, second.pointer, second.size, secondName));
+  }));
+};
+
+/**
+ * open() in steps: the weights are digested about `stepBytes` of stored weights at a time, and
+ * `between({ ops, digested })` is awaited between steps (let the event loop run there: a worker's
+ * synchronous range reads give their responses back only then). Resolves to the same
+ * OpenComparison as open().
+ */
+VisualQuant.prototype.openInSteps = async function openInSteps(firstBytes, firstName, secondBytes, secondName, externalFiles = {},
+  { stepBytes = 64 * 1024 * 1024, between = async () => {} } = {}) {
+  let progress;
+  const comparison = this.guarded(() => withOpenSession(this, firstBytes, secondBytes, externalFiles, (session, first, second) => {
+    progress = JSON.parse(unwrap(session.openBegin(first.pointer, first.size, firstName, second.pointer, second.size, secondName)));
+  }));
+  try {
+    while (!progress.done) {
+      progress = JSON.parse(this.guarded(() => unwrap(comparison.session.openStep(stepBytes))));
+      if (!progress.done) await between({ ops: progress.ops, digested: progress.digested });
     }
-  });
+    comparison.reportText = this.guarded(() => unwrap(comparison.session.openFinish()));
+    return comparison;
+  } catch (e) {
+    if (e instanceof VisualQuantError) comparison.close();
+    throw e;
+  }
 };
 
 // The Emscripten module's options, and a promise that rejects if instantiating fails. From a module

@@ -150,22 +150,38 @@ ElementDequantizer::ElementDequantizer(const Model& model, const Tensor& x, cons
 
 namespace {
 
-// visit(j, k): element first + j uses scale / zero point k. Per axis, the channel index is walked
-// along the run instead of divided out of every element.
+// Runs of elements that share one scale / zero point: visit(j, n, k) for elements [j, j + n) of
+// the read using parameter k. Per tensor and per axis the runs are long (the whole read, or
+// `inner` elements); blocked along the last axis, a block's elements; blocked along another axis,
+// one element (its neighbours belong to other blocks).
 template <typename Visit>
-void for_each_parameter(const QuantBroadcast& b, std::uint64_t first, std::size_t count, Visit visit) {
-  if (b.kind != QuantBroadcast::Kind::PerAxis) {
-    for (std::size_t j = 0; j < count; ++j) visit(j, b.index(first + j));
+void for_each_parameter_run(const QuantBroadcast& b, std::uint64_t first, std::size_t count, Visit visit) {
+  if (b.kind == QuantBroadcast::Kind::PerTensor) {
+    visit(std::size_t{0}, count, std::uint64_t{0});
+    return;
+  }
+  if (b.kind == QuantBroadcast::Kind::Blocked) {
+    for (std::size_t j = 0; j < count;) {
+      const std::uint64_t flat = first + j;
+      std::size_t n = 1;
+      if (b.inner == 1) {
+        const std::uint64_t along = flat % b.axis_len;
+        const std::uint64_t block_end = std::min(b.axis_len, (along / b.block + 1) * b.block);
+        n = static_cast<std::size_t>(std::min<std::uint64_t>(count - j, block_end - along));
+      }
+      visit(j, n, b.index(flat));
+      j += n;
+    }
     return;
   }
   std::uint64_t k = (first / b.inner) % b.axis_len;
   std::uint64_t within = first % b.inner;
-  for (std::size_t j = 0; j < count; ++j) {
-    visit(j, k);
-    if (++within == b.inner) {
-      within = 0;
-      if (++k == b.axis_len) k = 0;
-    }
+  for (std::size_t j = 0; j < count;) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(count - j, b.inner - within));
+    visit(j, n, k);
+    j += n;
+    within = 0;
+    if (++k == b.axis_len) k = 0;
   }
 }
 
@@ -174,8 +190,18 @@ void for_each_parameter(const QuantBroadcast& b, std::uint64_t first, std::size_
 void ElementDequantizer::read(std::uint64_t first, std::size_t count, double* out) const {
   codes_.read(first, count, out);
   const bool has_zp = !zero_points_.empty();
-  for_each_parameter(broadcast_, first, count, [&](std::size_t j, std::uint64_t k) {
-    out[j] = dequantized_value(out[j], has_zp ? zero_points_[k] : 0.0, scales_[k], out_type_);
+  const ElementType type = out_type_;
+  for_each_parameter_run(broadcast_, first, count, [&](std::size_t j, std::size_t n, std::uint64_t k) {
+    const double zero_point = has_zp ? zero_points_[k] : 0.0, scale = scales_[k];
+    double* o = out + j;
+    // The common float32 scale gets a loop of its own, free of the per-type switch: this is the
+    // inner loop of reading every quantized weight.
+    if (type == ElementType::Float32) {
+      const float zp = static_cast<float>(zero_point), s = static_cast<float>(scale);
+      for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<double>((static_cast<float>(o[i]) - zp) * s);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) o[i] = dequantized_value(o[i], zero_point, scale, type);
+    }
   });
 }
 
@@ -191,7 +217,9 @@ void ElementDequantizer::code_at(std::uint64_t i, double& code, double& step) co
 
 void ElementDequantizer::read_codes(std::uint64_t first, std::size_t count, double* codes, double* steps) const {
   codes_.read(first, count, codes);
-  for_each_parameter(broadcast_, first, count, [&](std::size_t j, std::uint64_t k) { steps[j] = scales_[k]; });
+  for_each_parameter_run(broadcast_, first, count, [&](std::size_t j, std::size_t n, std::uint64_t k) {
+    std::fill(steps + j, steps + j + n, scales_[k]);
+  });
 }
 
 std::optional<std::pair<double, double>> integer_code_range(const ElementTypeInfo& type) {

@@ -118,42 +118,66 @@ std::optional<ConstantView> packed_block_view(const Model& m, const PackedBlocks
   if (!row_bits || !code_bytes || !slots || row_bytes > UINT64_MAX / 8 || row_bytes * 8 < *row_bits ||
       m.tensors[p.codes].payload_bytes < *code_bytes)
     return std::nullopt;
-  auto scales = std::make_shared<std::vector<double>>(tensor_values(m, m.tensors[p.scales]));
-  if (scales->size() < *slots) return std::nullopt;
-  auto b = std::make_shared<const LazyPayload>(m, m.tensors[p.codes]);  // read when the first code is
+  // Codes, scales and zero points are each read where a run needs them, not when the view is made:
+  // alignment samples a few runs of each weight, and in the page and the extension host every read
+  // is a range request of its own (the 7B pair's 4-bit weights and their scales had been read
+  // whole, 4.3 GB, for a few thousand samples).
+  const Tensor& scale_tensor = m.tensors[p.scales];
+  if (scale_tensor.element_count < *slots) return std::nullopt;
+  const ElementReader scales(m, scale_tensor);
+  auto b = std::make_shared<const LazyPayload>(m, m.tensors[p.codes]);
   const TensorId zt = p.zero_points;
   const bool packed_zp = zt != kNone && m.tensors[zt].type->type == ElementType::Uint8;
-  auto zp_bytes = std::make_shared<PayloadBytes>(packed_zp ? m.payload(m.tensors[zt]) : PayloadBytes(ByteView()));
-  auto zp_values = std::make_shared<std::vector<double>>(zt != kNone && !packed_zp ? tensor_values(m, m.tensors[zt]) : std::vector<double>{});
   const std::uint64_t zp_row_bytes = ceil_div(static_cast<std::uint64_t>(blocks) * static_cast<std::uint64_t>(bits), 8);  // <= row_bytes
-  if (packed_zp && zp_bytes->view().size / zp_row_bytes < static_cast<std::uint64_t>(rows)) return std::nullopt;
-  if (!zp_values->empty() && zp_values->size() < *slots) return std::nullopt;
-  auto code_at = [bits](const std::uint8_t* base, std::uint64_t index) {
-    const std::uint64_t bit = index * static_cast<std::uint64_t>(bits);
+  if (packed_zp && m.tensors[zt].payload_bytes / zp_row_bytes < static_cast<std::uint64_t>(rows)) return std::nullopt;
+  if (zt != kNone && !packed_zp && m.tensors[zt].element_count < *slots) return std::nullopt;
+  auto zp_bytes = packed_zp ? std::make_shared<const LazyPayload>(m, m.tensors[zt]) : nullptr;
+  std::optional<ElementReader> zp_values;
+  if (zt != kNone && !packed_zp) zp_values.emplace(m, m.tensors[zt]);
+  // The code at bit `bit` of `base`, least significant bits first.
+  auto code_at = [bits](const std::uint8_t* base, std::uint64_t bit) {
     std::uint32_t word = base[bit / 8];
     if (bit % 8 + static_cast<std::uint64_t>(bits) > 8) word |= static_cast<std::uint32_t>(base[bit / 8 + 1]) << 8;
     return static_cast<double>((word >> (bit % 8)) & ((1u << bits) - 1u));
   };
+  const auto ubits = static_cast<std::uint64_t>(bits);
   // A contiguous run of elements, values or codes and steps, whichever is asked: row, column and
-  // block stepped along instead of divided out per element, each row's codes found once (the
-  // weight analysis reads whole weights so). A single element is a run of one.
+  // block stepped along instead of divided out per element; per row, the bytes of its codes in the
+  // run, and its blocks' scales and zero points, read once. A single element is a run of one.
   auto run = [=](std::uint64_t first, std::size_t count, double* values, double* codes, double* steps) {
+    thread_local std::vector<double> row_scales, row_zero_points;
     auto row = static_cast<std::int64_t>(first / static_cast<std::uint64_t>(cols));
     auto k = static_cast<std::int64_t>(first % static_cast<std::uint64_t>(cols));
     for (std::size_t i = 0; i < count; ++row, k = 0) {
+      const auto in_row = static_cast<std::size_t>(std::min<std::uint64_t>(count - i, static_cast<std::uint64_t>(cols - k)));
+      const std::size_t end = i + in_row;
+      const auto first_block = static_cast<std::uint64_t>(k / block);
+      const std::uint64_t end_block = (static_cast<std::uint64_t>(k) + in_row - 1) / static_cast<std::uint64_t>(block) + 1;
+      const std::uint64_t slot0 = static_cast<std::uint64_t>(row) * static_cast<std::uint64_t>(blocks) + first_block;
+      const auto nblocks = static_cast<std::size_t>(end_block - first_block);
+      row_scales.resize(nblocks);
+      scales.read(slot0, nblocks, row_scales.data());
+      row_zero_points.assign(nblocks, static_cast<double>(1 << (bits - 1)));
+      if (zp_values) {
+        zp_values->read(slot0, nblocks, row_zero_points.data());
+      } else if (zp_bytes) {
+        const std::uint64_t zp_row = static_cast<std::uint64_t>(row) * zp_row_bytes;
+        const std::uint64_t from = first_block * ubits / 8;
+        const ByteView part = zp_bytes->bytes(zp_row + from, zp_row + (end_block * ubits + 7) / 8);
+        for (std::size_t j = 0; j < nblocks; ++j) row_zero_points[j] = code_at(part.data, (first_block + j) * ubits - from * 8);
+      }
       const std::uint64_t row_start = static_cast<std::uint64_t>(row) * row_bytes;
-      const std::uint8_t* base = b->view_reading(row_start).data + row_start;
-      const std::size_t end = i + static_cast<std::size_t>(std::min<std::uint64_t>(count - i, static_cast<std::uint64_t>(cols - k)));
+      const std::uint64_t from = static_cast<std::uint64_t>(k) * ubits / 8;
+      const ByteView part = b->bytes(row_start + from, row_start + ((static_cast<std::uint64_t>(k) + in_row) * ubits + 7) / 8);
+      const std::uint8_t* base = part.data;
       while (i < end) {
         const std::int64_t blk = k / block;
-        const auto slot = static_cast<std::size_t>(row * blocks + blk);
-        double zp = static_cast<double>(1 << (bits - 1));
-        if (packed_zp) zp = code_at(zp_bytes->view().data + static_cast<std::uint64_t>(row) * zp_row_bytes, static_cast<std::uint64_t>(blk));
-        else if (!zp_values->empty()) zp = (*zp_values)[slot];
-        const double scale = (*scales)[slot];
+        const auto j = static_cast<std::size_t>(static_cast<std::uint64_t>(blk) - first_block);
+        const double zp = row_zero_points[j];
+        const double scale = row_scales[j];
         const std::size_t block_end = std::min(end, i + static_cast<std::size_t>((blk + 1) * block - k));
         for (; i < block_end; ++i, ++k) {
-          const double q = code_at(base, static_cast<std::uint64_t>(k));
+          const double q = code_at(base, static_cast<std::uint64_t>(k) * ubits - from * 8);
           if (values) values[i] = static_cast<double>(static_cast<float>(q - zp) * static_cast<float>(scale));
           if (codes) {
             codes[i] = q;

@@ -4,6 +4,7 @@
 // and the wasm session's lazy per-layer questions all read from it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -31,5 +32,30 @@ std::size_t quantization_score(const Model& model);
 // The whole alignment job on two loaded models, in either order: detects which one is quantized,
 // builds both logical graphs, digests the weights and aligns them.
 std::unique_ptr<Comparison> run_comparison(Model first, Model second, std::string first_name, std::string second_name);
+
+// run_comparison in steps, for a host that must let its event loop run while weights are read: the
+// weight digests, which sample every weight (and read the whole of one stored channels first), are
+// made a few weights at a time. In the page's worker every read is a synchronous range request
+// whose response Chromium keeps until the worker's event loop runs: digesting a 7B pair's 17.5 GB
+// in one call held 2.4 GB of responses. The result is the same however it is stepped.
+class ComparisonBuild {
+ public:
+  ComparisonBuild(Model first, Model second, std::string first_name, std::string second_name);
+  // Digests the next weights, in model order (the first model's, then the second's), until about
+  // `stored_bytes` of stored weights were sampled (at least one weight). Returns whether all are.
+  bool step(std::uint64_t stored_bytes);
+  bool digested() const { return next_ >= ops_; }
+  std::size_t ops_digested() const { return next_; }
+  std::size_t ops() const { return ops_; }
+  // Digests what is left, then aligns; the build is spent.
+  std::unique_ptr<Comparison> finish();
+
+ private:
+  Model first_, second_;
+  std::string first_name_, second_name_;
+  LogicalGraph first_graph_, second_graph_;
+  std::vector<std::optional<WeightDigest>> first_weights_, second_weights_;
+  std::size_t next_ = 0, ops_ = 0;  // over the first graph's ops, then the second's
+};
 
 }  // namespace vq

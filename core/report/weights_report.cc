@@ -40,12 +40,16 @@ const std::array<std::string, kQuantiles.size()>& quantile_keys() {
   return keys;
 }
 
-json distribution_json(const Distribution& d) {
+// The quantiles with detail only: a summary's analysis does not find them (WeightsRun).
+json distribution_json(const Distribution& d, bool with_quantiles) {
+  json out = {{"count", d.count},    {"min", num(d.min)},           {"max", num(d.max)},
+              {"mean", num(d.mean)}, {"std", num(d.std)},           {"skewness", num(d.skewness)},
+              {"kurtosis", num(d.kurtosis)}, {"zero_fraction", num(d.zero_fraction)}};
+  if (!with_quantiles) return out;
   json q = json::object();
   for (std::size_t i = 0; i < kQuantiles.size(); ++i) q[quantile_keys()[i]] = num(d.quantiles[i]);
-  return {{"count", d.count},    {"min", num(d.min)},           {"max", num(d.max)},
-          {"mean", num(d.mean)}, {"std", num(d.std)},           {"skewness", num(d.skewness)},
-          {"kurtosis", num(d.kurtosis)}, {"zero_fraction", num(d.zero_fraction)}, {"quantiles", q}};
+  out["quantiles"] = q;
+  return out;
 }
 
 // gamma / sqrt(var + eps) of a BatchNormalization folded into the entry's weight.
@@ -199,8 +203,8 @@ json weight_layer_json(const Comparison& c, const WeightPair& p, const WeightAna
     note += std::string(note.empty() ? "" : "; ") +
             "the dequantised weight is multiplied by the per-channel rescale applied after the op (QAT's BatchNorm unfolding)";
   if (!note.empty()) out["note"] = note;
-  out["float"] = distribution_json(a.float_values);
-  out["dequantized"] = distribution_json(a.dequantized);
+  out["float"] = distribution_json(a.float_values, detail);
+  out["dequantized"] = distribution_json(a.dequantized, detail);
   const ErrorMeasures& e = a.error;
   out["error"] = {{"mse", num(e.mse)},
                   {"rmse", num(e.rmse)},

@@ -43,7 +43,9 @@ void add_measures(json& out, const Comparison& c) {
 
 WeightsRun::WeightsRun(const Comparison& c, const WeightAnalysisOptions& options, bool detail, WeightEvidence* evidence)
     : c_(c), options_(options), detail_(detail), evidence_(evidence), pairs_(weight_pairs(c)) {
-  options_.histograms = detail;  // a summary prints none: no pass over the values for them
+  // A summary prints neither histograms nor quantiles: they are not made (most of the second pass).
+  options_.histograms = detail;
+  options_.quantiles = detail;
   size_.resize(pairs_.size());
   order_.resize(pairs_.size());
   for (std::size_t i = 0; i < pairs_.size(); ++i) {

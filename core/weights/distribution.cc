@@ -141,7 +141,7 @@ QuantileFinder::QuantileFinder(std::uint64_t count) : count_(count) {
 void QuantileFinder::count_pass(const double* v, std::size_t n) {
   Bin* bins = bins_.data();
   for (std::size_t i = 0; i < n; ++i) {
-    Bin& b = bins[bin_of(v[i])];
+    Bin& b = bins[bin_of_key(v[i])];
     ++b.count;
     b.lo = v[i] < b.lo ? v[i] : b.lo;
     b.hi = v[i] > b.hi ? v[i] : b.hi;
@@ -159,6 +159,7 @@ void QuantileFinder::locate() {
     rank_bin_.push_back(std::min(b, bins - 1));
     bin_start_.push_back(before);
   }
+  action_.assign(bins, 0);
   // One collection per distinct wanted bin that holds more than one distinct value.
   for (std::size_t k = 0; k < rank_bin_.size(); ++k) {
     const std::size_t wanted = rank_bin_[k];
@@ -166,26 +167,28 @@ void QuantileFinder::locate() {
     bins_[wanted].slot = static_cast<std::int32_t>(collected_.size());
     collected_.emplace_back();
     collected_.back().reserve(static_cast<std::size_t>(bins_[wanted].count));
+    action_[wanted] |= kCollect;
+    acting_ = true;
   }
+}
+
+bool QuantileFinder::may_hold_nan(std::size_t bin) const {
+  // Monotone keys of the infinities: NaN's lie above +inf's and below -inf's.
+  constexpr std::uint32_t kPlusInf = 0xFF800000u, kMinusInf = 0x007FFFFFu;
+  return bin >= (kPlusInf >> shift_) || bin <= (kMinusInf >> shift_);
+}
+
+void QuantileFinder::collect(std::size_t bin, double v) {
+  collected_[static_cast<std::size_t>(bins_[bin].slot)].push_back(v);
 }
 
 QuantileFinder::~QuantileFinder() {
   if (spare_tables.size() < 4) spare_tables.push_back(std::move(bins_));
 }
 
-bool QuantileFinder::needs_collect_pass() {
+bool QuantileFinder::needs_second_pass() {
   locate();
-  return !collected_.empty();
-}
-
-void QuantileFinder::collect_pass(const double* v, std::size_t n) {
-  locate();
-  if (collected_.empty()) return;
-  const Bin* bins = bins_.data();
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int32_t s = bins[bin_of(v[i])].slot;
-    if (s >= 0) collected_[static_cast<std::size_t>(s)].push_back(v[i]);
-  }
+  return acting_;
 }
 
 std::array<double, kQuantiles.size()> QuantileFinder::quantiles() {

@@ -41,15 +41,30 @@ class MomentAccumulator {
 // wanted rank (bins holding a single distinct value need nothing kept). The bins are the top bits
 // of the value's float32 bit pattern made monotone, so they need no range known in advance (pass 1
 // can run before min and max are known) and are finest near zero, where weights crowd.
+//
+// The same fine bins make a histogram over any monotone binning (numpy.histogram's is: see
+// histogram_from_bins) mostly without reading the values again: a fine bin whose smallest and
+// largest value fall in one histogram bin adds its count there whole, and pass 2 bins one by one
+// only the values of the few fine bins an edge cuts through.
 class QuantileFinder {
  public:
   explicit QuantileFinder(std::uint64_t count);
   ~QuantileFinder();
   QuantileFinder(const QuantileFinder&) = delete;
   QuantileFinder& operator=(const QuantileFinder&) = delete;
-  void count_pass(const double* values, std::size_t n);    // pass 1
-  void collect_pass(const double* values, std::size_t n);  // pass 2
-  bool needs_collect_pass();                               // false when every wanted bin holds one value
+  void count_pass(const double* values, std::size_t n);  // pass 1
+
+  // After pass 1: adds to histogram[] the fine bins that fall whole in one of its bins, and marks
+  // the others for pass 2. bin_of(v) must be monotone in v (v <= w: bin_of(v) <= bin_of(w)).
+  template <typename BinOf>
+  void histogram_from_bins(BinOf bin_of, std::uint64_t* histogram);
+  // Whether pass 2 has anything to do: a wanted rank's bin holding several values, or a fine bin
+  // marked by histogram_from_bins.
+  bool needs_second_pass();
+  // Pass 2, over the same values: collects the wanted bins' values and adds the marked bins'
+  // values to histogram[bin_of(v)] one by one (histogram may be null when none was asked).
+  template <typename BinOf>
+  void second_pass(const double* values, std::size_t n, BinOf bin_of, std::uint64_t* histogram);
   std::array<double, kQuantiles.size()> quantiles();
 
   struct Bin {
@@ -61,13 +76,23 @@ class QuantileFinder {
  private:
   // float32 bits made monotone in the value: v <= w implies key(v) <= key(w) (float rounding is
   // monotone; -0 is folded into +0 so that equal values share a bin). NaN lands at an end.
-  std::size_t bin_of(double v) const {
+  std::size_t bin_of_key(double v) const {
     const float f = static_cast<float>(v) + 0.0f;
     std::uint32_t bits;
     std::memcpy(&bits, &f, sizeof bits);
     return ((bits & 0x80000000u) ? ~bits : bits | 0x80000000u) >> shift_;
   }
   void locate();
+  // Bins whose key range can hold NaN (float32 bits beyond an infinity, at either end of the
+  // keys): their lo and hi do not bound the NaN they may hold.
+  bool may_hold_nan(std::size_t bin) const;
+  void collect(std::size_t bin, double v);  // into that wanted bin's collection
+
+  // What pass 2 does with a value, by fine bin (a byte each: 32 KB at most, kept in L1 where the
+  // 32-byte Bins are not).
+  enum : std::uint8_t { kCollect = 1, kBinEach = 2 };
+  std::vector<std::uint8_t> action_;
+  bool acting_ = false;  // some bin has an action
   std::uint64_t count_;
   unsigned shift_;  // bin = monotone key >> shift_
   std::vector<Bin> bins_;
@@ -77,5 +102,38 @@ class QuantileFinder {
   std::vector<std::vector<double>> collected_;
   bool located_ = false;
 };
+
+template <typename BinOf>
+void QuantileFinder::histogram_from_bins(BinOf bin_of, std::uint64_t* histogram) {
+  locate();
+  for (std::size_t b = 0; b < bins_.size(); ++b) {
+    const Bin& bin = bins_[b];
+    if (bin.count == 0) continue;
+    std::size_t lo = 0, hi = 1;
+    if (!may_hold_nan(b)) {
+      lo = bin_of(bin.lo);
+      hi = bin_of(bin.hi);
+    }
+    if (lo == hi) {
+      histogram[lo] += bin.count;
+    } else {
+      action_[b] |= kBinEach;
+      acting_ = true;
+    }
+  }
+}
+
+template <typename BinOf>
+void QuantileFinder::second_pass(const double* v, std::size_t n, BinOf bin_of, std::uint64_t* histogram) {
+  if (!needs_second_pass()) return;
+  const std::uint8_t* action = action_.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t bin = bin_of_key(v[i]);
+    const std::uint8_t a = action[bin];
+    if (a == 0) continue;  // most values: their bin needs nothing more
+    if (a & kCollect) collect(bin, v[i]);
+    if ((a & kBinEach) && histogram) ++histogram[bin_of(v[i])];
+  }
+}
 
 }  // namespace vq

@@ -217,39 +217,53 @@ class CodeTally {
   // clip(k) is told of each element k whose nearest code lies outside [qmin, qmax].
   template <typename Clip>
   void add(const double* f, const double* q, const double* codes, const double* steps, std::size_t n, Clip clip) {
+    // The tallies are kept in locals for the loop: as members, every ++counts[] might alias them
+    // (all std::uint64_t), and the compiler would load and store each one at every element.
     std::uint64_t* counts = counts_.data();
     const bool narrow = !counts_.empty();
+    const double qmin = qmin_, qmax = qmax_;
+    std::uint64_t at_qmin = 0, at_qmax = 0, not_nearest = 0, lsb_count = 0, clipped = 0;
+    double lsb_sum = lsb_sum_, max_lsb = max_lsb_, last_step = last_step_, inverse_step = inverse_step_;
     for (std::size_t k = 0; k < n; ++k) {
       const double code = codes[k], step = steps[k];
       if (narrow) {
-        if (code >= qmin_ && code <= qmax_) ++counts[static_cast<std::size_t>(code - qmin_)];
+        if (code >= qmin && code <= qmax) ++counts[static_cast<std::size_t>(code - qmin)];
       } else {
         wide_codes_.insert(code);  // types wider than 16 bits (int32 biases): distinct values
       }
-      at_qmin_ += code == qmin_;
-      at_qmax_ += code == qmax_;
+      at_qmin += code == qmin;
+      at_qmax += code == qmax;
       if (!(step > 0)) continue;
-      if (step != last_step_) {  // steps repeat along a channel or block: divide once per change
-        last_step_ = step;
-        inverse_step_ = 1 / step;
+      if (step != last_step) {  // steps repeat along a channel or block: divide once per change
+        last_step = step;
+        inverse_step = 1 / step;
       }
-      const double lsb = std::fabs(q[k] - f[k]) * inverse_step_;
-      lsb_sum_ += lsb;
-      ++lsb_count_;
-      max_lsb_ = std::max(max_lsb_, lsb);
+      const double lsb = std::fabs(q[k] - f[k]) * inverse_step;
+      lsb_sum += lsb;
+      ++lsb_count;
+      max_lsb = std::max(max_lsb, lsb);
       // QuantizeLinear's rule decides both: the nearest code for the float value (float32
       // division, half to even) is clipped when it lies outside [qmin, qmax], and the stored
       // code is "not nearest" when it differs from the saturated one. The zero point is what
       // the code and its dequantised value imply (q / step is code - zero point up to rounding
       // far below one half).
-      const double zero_point = round_half_even(code - q[k] * inverse_step_);
+      const double zero_point = round_half_even(code - q[k] * inverse_step);
       const double unclamped = quantize_value(f[k], step, zero_point, -INFINITY, INFINITY);
-      if (unclamped < qmin_ || unclamped > qmax_) {
+      if (unclamped < qmin || unclamped > qmax) {
         clip(k);
-        ++clipped_;
+        ++clipped;
       }
-      not_nearest_ += std::min(qmax_, std::max(qmin_, unclamped)) != code;
+      not_nearest += std::min(qmax, std::max(qmin, unclamped)) != code;
     }
+    at_qmin_ += at_qmin;
+    at_qmax_ += at_qmax;
+    not_nearest_ += not_nearest;
+    lsb_count_ += lsb_count;
+    clipped_ += clipped;
+    lsb_sum_ = lsb_sum;
+    max_lsb_ = max_lsb;
+    last_step_ = last_step;
+    inverse_step_ = inverse_step;
   }
 
   void finish(CodeUsage& u, ErrorMeasures& error, std::uint64_t& clipped) const {
@@ -385,7 +399,12 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
 
   // Pass 1: moments, errors, codes, per-channel sums, quantile bins.
   MomentAccumulator fm, qm;
-  QuantileFinder fquant(rows * cols), qquant(rows * cols);
+  // The fine bins serve the quantiles and the histograms; without either they are not made.
+  std::optional<QuantileFinder> fquant, qquant;
+  if (options.quantiles || options.histograms) {
+    fquant.emplace(rows * cols);
+    qquant.emplace(rows * cols);
+  }
   RowSums sums(rows);
   ChannelSeries& ch = out.channels;
   if (reader.has_codes()) {
@@ -405,8 +424,10 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
   reader.each(Sides::kBothWithCodes, chunk, [&](const Chunk& c) {
     fm.add(c.f.data(), c.size);
     qm.add(c.q.data(), c.size);
-    fquant.count_pass(c.f.data(), c.size);
-    qquant.count_pass(c.q.data(), c.size);
+    if (fquant) {
+      fquant->count_pass(c.f.data(), c.size);
+      qquant->count_pass(c.q.data(), c.size);
+    }
     for_each_segment(walk, c.first, c.size, [&](std::uint64_t row, std::uint64_t col, std::size_t at, std::size_t len) {
       const double* f = c.f.data() + at;
       const double* q = c.q.data() + at;
@@ -494,7 +515,10 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
     ch.range_spread = narrowest < std::numeric_limits<double>::infinity() ? widest / narrowest : 1;
   }
 
-  // Pass 2: histograms on shared bins, outliers, the values of the quantiles' bins.
+  // Pass 2: histograms on shared bins, outliers, the values of the quantiles' bins. Most of it is
+  // known from pass 1's fine bins already (QuantileFinder::histogram_from_bins): a side is read
+  // again only for the values of fine bins that a histogram edge cuts or a wanted quantile falls
+  // in, and the float side for its outliers when there can be any.
   const double lo = std::min(out.float_values.min, out.dequantized.min);
   const double hi = std::max(out.float_values.max, out.dequantized.max);
   const std::size_t bins = std::max<std::size_t>(1, options.histogram_bins);
@@ -502,31 +526,36 @@ WeightAnalysis analyze_weight_pair(const WeightView& fw, const WeightView& qw, c
   out.histogram_edges = shared.edges();
   out.float_histogram.assign(bins, 0);
   out.dequantized_histogram.assign(bins, 0);
+  const auto bin_of = [&shared](double v) { return shared.bin_of(v); };
+  std::uint64_t* fh = options.histograms ? out.float_histogram.data() : nullptr;
+  std::uint64_t* qh = options.histograms ? out.dequantized_histogram.data() : nullptr;
+  if (options.histograms) {
+    fquant->histogram_from_bins(bin_of, fh);
+    qquant->histogram_from_bins(bin_of, qh);
+  }
   const double mean = out.float_values.mean, limit = options.outlier_sigmas * out.float_values.std;
+  // x - mean is monotone in x: no value lies beyond the limit unless an end of the range does.
+  const bool outliers_possible =
+      limit > 0 && (out.float_values.max - mean > limit || mean - out.float_values.min > limit);
+  const bool float_again = (fquant && fquant->needs_second_pass()) || outliers_possible;
+  const bool quant_again = qquant && qquant->needs_second_pass();
   FirstIndices outliers(options.listed_outliers);
-  const bool collect_f = fquant.needs_collect_pass(), collect_q = qquant.needs_collect_pass();
-  // The dequantised side is read again only for its histogram or its quantiles' values: the
-  // outliers are the float weight's.
-  reader.each(options.histograms || collect_q ? Sides::kBoth : Sides::kFloat, chunk, [&](const Chunk& c) {
-    if (collect_f) fquant.collect_pass(c.f.data(), c.size);
-    if (collect_q) qquant.collect_pass(c.q.data(), c.size);
-    std::uint64_t* fh = out.float_histogram.data();
-    std::uint64_t* qh = out.dequantized_histogram.data();
-    if (options.histograms)
-      for (std::size_t i = 0; i < c.size; ++i) {
-        ++fh[shared.bin_of(c.f[i])];
-        ++qh[shared.bin_of(c.q[i])];
-      }
-    if (limit > 0)
-      for (std::size_t i = 0; i < c.size; ++i)
-        if (std::fabs(c.f[i] - mean) > limit) {
-          outliers.offer(walk.canonical(c.first + i));
-          ++out.outliers_beyond_sigma;
-        }
-  });
+  if (float_again || quant_again)
+    reader.each(quant_again ? Sides::kBoth : Sides::kFloat, chunk, [&](const Chunk& c) {
+      if (fquant) fquant->second_pass(c.f.data(), c.size, bin_of, fh);
+      if (quant_again) qquant->second_pass(c.q.data(), c.size, bin_of, qh);
+      if (outliers_possible)
+        for (std::size_t i = 0; i < c.size; ++i)
+          if (std::fabs(c.f[i] - mean) > limit) {
+            outliers.offer(walk.canonical(c.first + i));
+            ++out.outliers_beyond_sigma;
+          }
+    });
   out.outlier_indices = outliers.sorted();
-  out.float_values.quantiles = fquant.quantiles();
-  out.dequantized.quantiles = qquant.quantiles();
+  if (options.quantiles) {
+    out.float_values.quantiles = fquant->quantiles();
+    out.dequantized.quantiles = qquant->quantiles();
+  }
   return out;
 }
 

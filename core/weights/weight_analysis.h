@@ -1,7 +1,8 @@
 // What quantization did to one weight: the float weight against its dequantised counterpart,
 // element by element in the canonical [output channels, elements] form, per tensor and per
-// channel. Reads each side in blocks of channels (three passes: moments and errors, histograms,
-// exact quantiles), so memory stays a few MB whatever the weight's size.
+// channel. Reads each side in blocks of channels, in two passes (moments, errors, codes and fine
+// bins; then only what the fine bins leave open: values an edge of the histogram or a quantile
+// falls among, and outliers), so memory stays a few MB whatever the weight's size.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +22,10 @@ struct WeightAnalysisOptions {
   std::size_t listed_outliers = 32;    // indices listed (the count is always exact)
   bool per_channel = true;
   bool histograms = true;               // off: not counted, all zero (a summary prints none)
+  // Off: the quantiles are not found (all zero; a summary prints none). With histograms off too,
+  // the float side is read a second time only for its outliers, and only when there can be any:
+  // by far most of the table's analysis is then one pass (in the page, one read of every range).
+  bool quantiles = true;
   // Gather RowEvidence (for the lint) while reading: the rows' float peaks, and with
   // channel_evidence the rest (what the lint's check of damaged channels reads).
   bool row_evidence = false;

@@ -33,6 +33,8 @@ for (const pair of ['torch_eager_ptq_cnn_perchannel', 'ort_matmulnbits_4bit', 'v
       const stripped = JSON.parse(open.weights());
       for (const layer of stripped.layers) {
         delete layer.histogram;
+        delete layer.float.quantiles;
+        delete layer.dequantized.quantiles;
         for (const k of Object.keys(layer.channels)) if (!['count', 'changed', 'range_spread', 'worst'].includes(k)) delete layer.channels[k];
         if (layer.codes) delete layer.codes.counts;
         delete layer.outliers.first_indices;
@@ -102,6 +104,39 @@ for (const pair of ['torch_eager_ptq_cnn_perchannel', 'ort_matmulnbits_4bit', 'v
     } finally {
       once.close();
       sliced.close();
+    }
+  });
+
+  test(`a comparison opened in steps is the one opened at once: ${pair}`, async () => {
+    const f = path.join(pairsDir, pair, 'float.onnx'), q = path.join(pairsDir, pair, 'quant.onnx');
+    const core = await wasmCore();
+    const once = core.open(readFileSync(f), 'float.onnx', readFileSync(q), 'quant.onnx');
+    const seen = [];
+    // One byte a step: each step digests one operator's weight.
+    const stepped = await core.openInSteps(readFileSync(f), 'float.onnx', readFileSync(q), 'quant.onnx', {}, {
+      stepBytes: 1,
+      between: async (p) => { seen.push(p); },
+    });
+    try {
+      assert.equal(stepped.report, once.report);
+      assert.ok(seen.length >= 2, `${seen.length} steps`);
+      const ops = seen[0].ops;
+      assert.ok(seen.every((p, i) => p.ops === ops && p.digested < ops && (i === 0 || p.digested === seen[i - 1].digested + 1)));
+      assert.equal(stepped.weights(), once.weights());
+      assert.equal(stepped.lint(), once.lint());
+    } finally {
+      once.close();
+      stepped.close();
+    }
+    // In one step: no pause at all.
+    const whole = await core.openInSteps(readFileSync(f), 'float.onnx', readFileSync(q), 'quant.onnx', {}, {
+      stepBytes: 1e12,
+      between: async () => assert.fail('no step should be left for later'),
+    });
+    try {
+      assert.equal(whole.report, once.report);
+    } finally {
+      whole.close();
     }
   });
 }

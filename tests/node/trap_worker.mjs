@@ -1,6 +1,7 @@
 // The core's worker script as the page or the extension host runs it, bundled for a test with one
-// addition: opening a model whose name starts with "trap" runs the core's test hook (testOnlyTrap
-// in wasm/bindings.cc, a real wasm trap) where that open first enters the module (trap_hook.mjs).
+// addition: opening a model whose name starts with "trap" (open or openInSteps) runs the core's test
+// hook (testOnlyTrap in wasm/bindings.cc, a real wasm trap) where that open first enters the module
+// (trap_hook.mjs).
 // Everything else is the real code: the wrapper's open and its guard, the worker's error, the
 // instance replaced, the page's message. Needed since no model file fails an instance any more
 // (the core refuses recursive and too deeply nested functions cleanly).
@@ -18,11 +19,13 @@ const entry = (worker) => `
 import { VisualQuant } from 'visualquant-core';
 import ${JSON.stringify(worker)};
 import { trapNextSession } from ${JSON.stringify(path.join(root, 'tests/node/trap_hook.mjs'))};
-const open = VisualQuant.prototype.open;
-VisualQuant.prototype.open = function (firstBytes, firstName, ...rest) {
-  if (firstName.startsWith('trap') && this.module) trapNextSession(this);
-  return open.call(this, firstBytes, firstName, ...rest);
-};
+for (const method of ['open', 'openInSteps']) {
+  const original = VisualQuant.prototype[method];
+  VisualQuant.prototype[method] = function (firstBytes, firstName, ...rest) {
+    if (firstName.startsWith('trap') && this.module) trapNextSession(this);
+    return original.call(this, firstBytes, firstName, ...rest);
+  };
+}
 `;
 
 /**

@@ -6,14 +6,17 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
+#include <random>
 
 #include "report/compare_report.h"
 #include "report/comparison.h"
 #include "report/json_text.h"
 #include "report/json_writer.h"
 #include "report/layout_report.h"
+#include "report/report_numbers.h"
 #include "unit/test_support.h"
 
 using namespace vq;
@@ -141,4 +144,33 @@ BOOST_AUTO_TEST_CASE(reports_written_directly_are_canonical_json) {
       check_canonical(layout_labels_report_text(*c, view), pair + " labels");
     }
   }
+}
+
+// The number every report writes: `reported` (report/report_numbers.h) skips printf and strtod
+// where it can prove their result; it must give their double bit for bit, everywhere.
+BOOST_AUTO_TEST_CASE(reported_numbers_are_printf_and_strtod_bit_for_bit) {
+  std::vector<double> values = {0.1, 1.0, 1e8, 1e9, 999999999.5, 99999999.95, 1.000000005, 9.999999995e-5, 0.5e-14,
+                                123456789.5, 1234567895.0, 2.5e-15, 1e22, 1e30, 1e31, 1e-14, 1e-15, 1e-300, 5e-324,
+                                std::numeric_limits<double>::max(), std::numeric_limits<double>::min()};
+  for (int e = -20; e <= 35; ++e) {  // powers of ten and their neighbours
+    const double p = std::pow(10.0, e);
+    values.insert(values.end(), {p, std::nextafter(p, 0.0), std::nextafter(p, INFINITY), 9.999999995 * p, 1.0000000015 * p});
+  }
+  std::mt19937_64 random(20261204);
+  std::uniform_real_distribution<double> mantissa(1.0, 10.0);
+  std::uniform_int_distribution<int> exponent(-18, 34);
+  for (int i = 0; i < 400000; ++i) values.push_back(mantissa(random) * std::pow(10.0, exponent(random)));
+  // Nine-digit decimals exactly halfway between two: the ties printf settles, and their neighbours.
+  for (int i = 0; i < 20000; ++i) {
+    const double tie = (std::floor(mantissa(random) * 1e8) + 0.5) * std::pow(10.0, exponent(random) - 8);
+    values.insert(values.end(), {tie, std::nextafter(tie, 0.0), std::nextafter(tie, INFINITY)});
+  }
+  std::size_t differing = 0;
+  for (double v : values)
+    for (double x : {v, -v}) {
+      const double fast = reported(x), reference = reported_by_printf(x);
+      if (std::memcmp(&fast, &reference, sizeof fast) != 0 && ++differing <= 5)
+        BOOST_TEST_MESSAGE("reported(" << x << ") differs from printf and strtod");
+    }
+  BOOST_TEST(differing == 0u);
 }

@@ -75,10 +75,12 @@ export async function renderWeightCharts(host: HTMLElement, layer: WeightLayer):
     if (!constantZp) perChannel('zero-points', 'Zero point per channel', 'zero point', zp!, c.quant);
   }
 
-  const keys = Object.keys(layer.float.quantiles);
+  // A layer's detail has them (weightLayer); a summary's layer does not.
+  const floatQuantiles = layer.float.quantiles, quantQuantiles = layer.dequantized.quantiles;
+  if (!floatQuantiles || !quantQuantiles) return;
   const table = el('table', { class: 'quantiles' },
     el('thead', {}, el('tr', {}, el('th', { text: 'quantile' }), el('th', { class: 'num', text: 'float' }), el('th', { class: 'num', text: 'dequantised' }))),
-    el('tbody', {}, ...keys.map((k) => el('tr', {}, el('td', { text: k }), el('td', { class: 'num', text: fmt(layer.float.quantiles[k], 4) }),
-      el('td', { class: 'num', text: fmt(layer.dequantized.quantiles[k], 4) })))));
+    el('tbody', {}, ...Object.keys(floatQuantiles).map((k) => el('tr', {}, el('td', { text: k }), el('td', { class: 'num', text: fmt(floatQuantiles[k], 4) }),
+      el('td', { class: 'num', text: fmt(quantQuantiles[k], 4) })))));
   host.append(el('details', {}, el('summary', { text: 'Quantiles' }), table));
 }

@@ -23,7 +23,7 @@ import { CORE_MODULE_HASH, isCoreModuleMessage, type CoreModuleMessage } from '.
 import { resetOrt } from './ort_engine';
 import { dropPrefetched, fetchSource, prefetchUrls } from './url_prefetch';
 import { heldFileRefusal } from '../protocol/file_limits';
-import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl } from './range_files';
+import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl, releaseRangeResponses } from './range_files';
 import { warmUpUntilRequested } from './warm_up';
 
 interface OpenPair {
@@ -126,10 +126,19 @@ function closePairs() {
 /** Loads two models and aligns them: an open pair (not yet the worker's own). */
 async function openPair(vq: VisualQuant, first: FileSource, second: FileSource, external: FileSource[], id: number): Promise<OpenPair> {
   const { models: [a, b], external: rest } = await loadAll(vq, [first, second], id, external);
-  progress(id, 'aligning', `loading and aligning ${first.name} and ${second.name}`);
+  const names = `${first.name} and ${second.name}`;
+  progress(id, 'aligning', `loading and aligning ${names}`);
   let comparison;
   try {
-    comparison = vq.open(a, first.name, b, second.name, externalOf(external, rest));
+    // In steps, the event loop running between them: the range reads of a large pair's weights
+    // give their responses back only then (a 7B pair held 2.4 GB of them in one call).
+    comparison = await vq.openInSteps(a, first.name, b, second.name, externalOf(external, rest), {
+      stepBytes: ALIGN_STEP_BYTES,
+      between: async ({ ops, digested }) => {
+        progress(id, 'aligning', `sampling the weights of ${names}: ${digested} of ${ops} operators`, digested / ops);
+        await betweenSteps();
+      },
+    });
   } finally {
     for (const l of [a, b, ...rest]) if (l instanceof HeapFile) l.free();  // what open() did not take
   }
@@ -325,9 +334,16 @@ function weightsProgress(id: number, stage: ProgressMessage['stage'], what: stri
  * is now its largest single weights (the 262 MB embedding), read in one call.
  */
 const WEIGHTS_SLICE_PARAMETERS = 4 * 1024 * 1024;
+/** Stored weight bytes digested per step of the alignment (openInSteps); a small pair takes one step. */
+const ALIGN_STEP_BYTES = 32 * 1024 * 1024;
 
 /** Resolves in a later task: what was queued meanwhile (freeing, messages) runs first. */
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+/** Between two steps of a long job: the range reads' responses let go, then a later task. */
+const betweenSteps = () => {
+  releaseRangeResponses();
+  return nextTask();
+};
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 
@@ -400,7 +416,7 @@ const handlers: { [M in Method]: Handler<M> } = {
         const { done, ...slice } = p.comparison.weightsSlice(WEIGHTS_SLICE_PARAMETERS, { onProgress });
         if (done) break;
         post({ type: 'progress', id, stage: 'weights', detail: 'analysing weights', slice });
-        await nextTask();
+        await betweenSteps();
       }
       p.weights = p.comparison.weights(0, { detail: false });
     }
