@@ -3,7 +3,7 @@
 int8 weights behind DequantizeLinear, uint8 activations in QuantizeLinear/DequantizeLinear pairs)
 for the compare benchmark. Not kept in the repo.
 
-usage: make_compare_pair.py resnet50|transformer12|transformer100m|seg1024 OUTDIR [three_way]
+usage: make_compare_pair.py resnet50|transformer12|transformer100m|seg1024|decoderN OUTDIR [three_way]
   three_way        also write <kind>_quant_b.onnx: a second quantized version of the same float model,
                    as another setting would make it (per-tensor symmetric int8 weights, the same
                    activation quantizers), for the three-way compare benchmark
@@ -14,8 +14,12 @@ usage: make_compare_pair.py resnet50|transformer12|transformer100m|seg1024 OUTDI
   seg1024          a segmentation-sized encoder-decoder on a 1024x1024 image: a 16-channel stem (its
                    output is 64 MiB), four stride-2 stages down and four nearest-upsampling stages up
                    with residual Adds, ~100 convolutions, 8 classes per pixel (the activations bench)
+  decoderN         a large graph in a small file: the encoder layers below, N of them, at d=8 / ffn 16
+                   (19 float nodes and 41 quantized ones a layer: decoder1053 is the 20,000 / 43,600-node
+                   pair of the page's drawing target; bench/page_vs_netron.mjs --decoders)
 """
 import os
+import re
 import sys
 
 import numpy as np
@@ -167,6 +171,13 @@ def transformer100m(b):
     return b.op("Identity", [x], [x], "output"), [1, 128], TensorProto.INT64
 
 
+def decoder_like(layers):
+    def build(b):
+        x = encoder(b, "input", 8, 16, layers)
+        return b.op("Identity", [x], [x], "output"), [1, 4, 8]
+    return build
+
+
 def per_tensor_version(b):
     """The quantized side's initializers with every weight quantized per tensor instead."""
     floats = {t.name: numpy_helper.to_array(t) for t in b.finits}
@@ -189,8 +200,9 @@ def per_tensor_version(b):
 
 def main(kind, outdir, three_way=False):
     b = Builder()
-    out, shape, *input_type = {"resnet50": resnet50, "transformer12": transformer12, "transformer100m": transformer100m,
-                           "seg1024": seg1024}[kind](b)
+    kinds = {"resnet50": resnet50, "transformer12": transformer12, "transformer100m": transformer100m, "seg1024": seg1024}
+    layers = re.fullmatch(r"decoder(\d+)", kind)
+    out, shape, *input_type = (decoder_like(int(layers.group(1))) if layers else kinds[kind])(b)
     input_type = input_type[0] if input_type else TensorProto.FLOAT
     os.makedirs(outdir, exist_ok=True)
     sides = [("float", b.fnodes, b.finits, "bench"), ("quant", b.qnodes, b.qinits, "onnx.quantize")]

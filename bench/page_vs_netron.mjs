@@ -6,13 +6,15 @@
 // Targets (the issue "The page draws a pair faster than Netron"): drawn in at most 0.8x Netron's
 // time on both routes; weights and lint ready ("analysed") in at most 1.5x on the real-sized pairs.
 // Without ../shared/peers/netron it says so and measures only the page.
-//   node bench/page_vs_netron.mjs CLI [--runs 3] [--pairs a,b] [--real all|a,b] [--blocks 1250,5000] [--timeout S] [--no-given]
+//   node bench/page_vs_netron.mjs CLI [--runs 3] [--pairs a,b] [--real all|a,b] [--blocks 1250,5000] [--decoders 263,1053] [--timeout S] [--no-given]
 //     pairs:  fixture pairs of tests/fixtures/pairs (default: all; --pairs '' for none);
 //     real:   the real-sized pairs of bench/make_page_pairs.py (ResNet-18, MobileNet-V2, small BERT,
 //             fp16 segmentation vs dynamic uint8), generated into a temporary folder;
-//     blocks: the generated decoder-like pairs of tests/browser/make_large_pair.py with that many blocks.
+//     blocks: the generated residual pairs of tests/browser/make_large_pair.py with that many blocks;
+//     decoders: the generated decoder-like pairs of bench/make_compare_pair.py decoderN with that many
+//             layers (1053: 20,008 / 43,174 nodes, the issue's 20,000 / 43,600-node pair).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +34,7 @@ const fixturePairs = list(option('pairs', readdirSync(pairsDir).filter((p) => ex
 const REAL = ['resnet18_eager_ptq', 'mobilenet_v2_fx_ptq', 'small_bert_eager_ptq', 'seg_fp16_vs_dynamic_uint8'];
 const realPairs = option('real', '') === 'all' ? REAL : list(option('real', ''));
 const blockCounts = list(option('blocks', '')).map(Number);
+const decoderLayers = list(option('decoders', '')).map(Number);
 
 function nodes(file) {
   const r = spawnSync(cli, ['inspect', file, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
@@ -89,7 +92,19 @@ if (realPairs.length) {
 for (const blocks of blockCounts) {
   const dir = generatePair('make_large_pair.py', 'vq-page-netron-', blocks);
   try {
-    await measure(`decoder-like, ${blocks} blocks`, dir, true);
+    await measure(`residual, ${blocks} blocks`, dir, true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+for (const layers of decoderLayers) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-page-decoder-'));
+  try {
+    const kind = `decoder${layers}`;
+    const r = spawnSync('/usr/bin/python3', [path.join(here, 'make_compare_pair.py'), kind, dir], { encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] });
+    if (r.status !== 0) throw new Error('bench/make_compare_pair.py failed');
+    for (const side of ['float', 'quant']) renameSync(path.join(dir, `${kind}_${side}.onnx`), path.join(dir, `${side}.onnx`));
+    await measure(`decoder-like, ${layers} layers`, dir, true);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

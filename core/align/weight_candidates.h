@@ -3,7 +3,8 @@
 // of thousands of identical blocks), only pairs whose sampled signatures agree somewhere in sign and
 // magnitude pattern (locality-sensitive hashing in bands): the search stays near-linear where
 // comparing all pairs would be quadratic, and a pair of one weight and its quantized self, whose
-// signs quantization keeps, is still found.
+// signs quantization keeps, is still found. Thousands of weights of fewer than 4 values each are not
+// compared at all: none of them could stand out as an anchor.
 #pragma once
 
 #include <cstdint>
