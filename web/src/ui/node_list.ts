@@ -10,8 +10,26 @@ import { el } from './dom';
 /** Items built per task. */
 const CHUNK = 2500;
 
+/**
+ * Runs `f` in a task of its own, soon: a MessageChannel message, which browsers do not hold back as
+ * they do nested timers (4 ms each after the fifth; a 60,000-node pair's lists take 25 chunks).
+ */
+function nextTask(f: () => void): void {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    channel.port1.close();
+    f();
+  };
+  channel.port2.postMessage(null);
+}
+
 export class NodeList {
   private items: HTMLLIElement[] = [];
+  /**
+   * What every item starts as: copying an element's attributes is cheaper than setting them one by
+   * one (63,000 items of about 13 attributes each took 0.9 s to build on two cores).
+   */
+  private readonly template = document.createElement('li');
   private selected = new Set<number>();
   private readonly data = new Map<string, string[]>();
   /** Which build is current: a new layout abandons the chunks of the last one. */
@@ -20,6 +38,9 @@ export class NodeList {
 
   constructor(private readonly element: HTMLUListElement, private readonly groupElement: HTMLUListElement, onSelect: (index: number) => void,
               private readonly toggleGroup?: (group: number) => void) {
+    this.template.setAttribute('role', 'option');
+    this.template.setAttribute('tabindex', '-1');
+    this.template.setAttribute('aria-selected', 'false');
     // One listener for every item (a 20,000-node graph would otherwise add 20,000).
     element.addEventListener('click', (e) => {
       const item = (e.target as Element).closest<HTMLLIElement>('li[data-index]');
@@ -46,8 +67,8 @@ export class NodeList {
         const fragment = document.createDocumentFragment();
         for (let i = from; i < to; i++) fragment.append(this.makeItem(layout, i, badgesInto[i]));
         this.element.append(fragment);
-        if (to < layout.nodes.length) setTimeout(() => chunk(to), 0);
-        else setTimeout(() => groupChunk(0), 0);
+        if (to < layout.nodes.length) nextTask(() => chunk(to));
+        else nextTask(() => groupChunk(0));
       };
       const groupChunk = (from: number) => {
         if (build !== this.build) return resolve();
@@ -58,10 +79,10 @@ export class NodeList {
           if (item) fragment.append(item);
         }
         this.groupElement.append(fragment);
-        if (to < layout.groups.length) setTimeout(() => groupChunk(to), 0);
+        if (to < layout.groups.length) nextTask(() => groupChunk(to));
         else resolve();
       };
-      setTimeout(() => chunk(0), 0);
+      nextTask(() => chunk(0));
     });
   }
 
@@ -89,12 +110,10 @@ export class NodeList {
 
   private makeItem(layout: LayoutReport, i: number, badges: string[] | undefined): HTMLLIElement {
     const n = layout.nodes[i];
-    const li = document.createElement('li');
+    const li = this.template.cloneNode(false) as HTMLLIElement;
     li.textContent = `${n.label} — ${n.id}`;
     const set = (name: string, value: string) => li.setAttribute(name, value);
-    set('role', 'option');
-    set('tabindex', '-1');
-    set('aria-selected', String(this.selected.has(i)));
+    if (this.selected.has(i)) set('aria-selected', 'true');
     set('data-label', n.label);
     set('data-index', String(i));
     set('data-id', n.id);
