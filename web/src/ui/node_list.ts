@@ -26,8 +26,9 @@ function nextTask(f: () => void): void {
 export class NodeList {
   private items: HTMLLIElement[] = [];
   /**
-   * What every item starts as: copying an element's attributes is cheaper than setting them one by
-   * one (63,000 items of about 13 attributes each took 0.9 s to build on two cores).
+   * What every item starts as: its fixed attributes copied rather than set one by one. A small
+   * saving: with this and nextTask, the 63,000 items of a decoder-like pair took 0.92-0.96 s to
+   * build on two cores instead of 1.04 s; most of that time is the varying attributes.
    */
   private readonly template = document.createElement('li');
   private selected = new Set<number>();
