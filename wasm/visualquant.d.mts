@@ -691,6 +691,14 @@ export class HeapFile {
   free(): void;
 }
 
+/** Wasm memory made resident ahead of need (VisualQuant.residentMemory). */
+export class ResidentMemory {
+  /** Writes up to `bytes` more of it; true while some is left. */
+  touch(bytes: number): boolean;
+  /** Gives the memory back to the core's allocator (it stays resident). */
+  free(): void;
+}
+
 export class VisualQuant {
   readonly version: string;
   /** True once a call failed with a VisualQuantInstanceFailure: the instance is not used again. */
@@ -714,6 +722,8 @@ export class VisualQuant {
               options?: { stepBytes?: number; between?: (progress: { ops: number; digested: number }) => Promise<void> }): Promise<OpenComparison>;
   /** Room in wasm memory for a file that arrives in chunks: write() them, then give it to open()/openLayout(). */
   heapFile(size?: number): HeapFile;
+  /** `size` bytes of wasm memory to make resident while idle, released before the work that uses them. */
+  residentMemory(size: number): ResidentMemory;
   /** JSON text of a LayoutReport (byte-identical to `visualquant layout MODEL --json -`); throws VisualQuantError. */
   layout(bytes: Uint8Array, fileName: string, options?: LayoutOptions, externalFiles?: Record<string, Uint8Array | RangeFile>): string;
   /** Loads a model once for many layouts (expanding and collapsing groups); throws VisualQuantError. */

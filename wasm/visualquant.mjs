@@ -256,6 +256,15 @@ export class VisualQuant {
     return new HeapFile(this, size);
   }
 
+  /**
+   * `size` bytes of wasm memory, to be made resident a piece at a time (ResidentMemory.touch) while
+   * the core is idle, and given back (free) before the work that will use them: the first open
+   * of a pair then finds its memory already in place. See ResidentMemory for why.
+   */
+  residentMemory(size) {
+    return new ResidentMemory(this, size);
+  }
+
   heapWriter(held) {
     const m = this.module;
     return (bytes) => {
@@ -732,13 +741,49 @@ export class SensitivityRun extends ActivationRun {
   }
 }
 
-/** A file written into wasm memory chunk by chunk (VisualQuant.heapFile). */
-export class HeapFile {
+/** A block of wasm memory held until it is freed (or handed over: HeapFile.take). */
+class HeapBlock {
   constructor(core, size) {
     this.core = core;
     this.capacity = Math.max(size, 1);
-    this.byteLength = 0;
     this.pointer = core.guarded(() => heapAlloc(core.module, this.capacity));
+  }
+
+  /** Gives the memory back to the core's allocator (written pages stay resident). */
+  free() {
+    if (this.pointer && !this.core.failed) this.core.module._free(this.pointer);
+    this.pointer = 0;
+  }
+}
+
+/**
+ * Wasm memory grown and written once ahead of need. A page of fresh memory costs the system a fault
+ * and a zero-fill the first time it is written, and wasm memory never shrinks: after free(), the
+ * allocator hands the same pages out again, already resident. Measured on this project's 2-core
+ * machines, the first write of 256 MB took 0.70 s and the second 0.012 s, and a cold open of the
+ * ResNet-18 pair under Node took 0.45 s on fresh memory and 0.14 s on memory written before.
+ */
+export class ResidentMemory extends HeapBlock {
+  constructor(core, size) {
+    super(core, size);
+    this.done = 0;
+  }
+
+  /** Writes up to `bytes` more of it; true while some is left. */
+  touch(bytes) {
+    if (!this.pointer || this.core.failed) return false;
+    const end = Math.min(this.capacity, this.done + bytes);
+    this.core.module.HEAPU8.fill(0, this.pointer + this.done, this.pointer + end);
+    this.done = end;
+    return end < this.capacity;
+  }
+}
+
+/** A file written into wasm memory chunk by chunk (VisualQuant.heapFile). */
+export class HeapFile extends HeapBlock {
+  constructor(core, size) {
+    super(core, size);
+    this.byteLength = 0;
   }
 
   /** Appends a chunk (a Uint8Array). */
@@ -765,10 +810,6 @@ export class HeapFile {
     return pointer;
   }
 
-  free() {
-    if (this.pointer && !this.core.failed) this.core.module._free(this.pointer);
-    this.pointer = 0;
-  }
 }
 
 // A Session with both files and the external ones in wasm memory, and `call(session, first,

@@ -55,6 +55,8 @@ let draining = false;
 let background: { id: number; abort: AbortController; done: Promise<void> } | null = null;
 /** A request has come: the idle warm-up (warm_up.ts) is over. */
 let requested = false;
+/** Ends the idle warm-up now, giving back the memory it made resident for the request to use. */
+let stopWarmUp: (() => void) | null = null;
 
 function progress(id: number, stage: ProgressMessage['stage'], detail: string, fraction?: number) {
   post({ type: 'progress', id, stage, detail, ...(fraction === undefined ? {} : { fraction }) });
@@ -569,6 +571,8 @@ scope.onmessage = (event) => {
     return;
   }
   requested = true;
+  stopWarmUp?.();
+  stopWarmUp = null;
   prefetchUrls(message);
   queue.push(message);
   drain();
@@ -584,7 +588,7 @@ async function start() {
     if (first) {
       first = false;
       post({ type: 'ready', version: core.version });
-      warmUpUntilRequested(core, () => requested);
+      if (!requested) stopWarmUp = warmUpUntilRequested(core, () => requested);
     }
     drain();
   });

@@ -3,24 +3,34 @@
 // when it first runs, and compiles the ones that run often again, optimised, on its other threads:
 // the first comparison of a large pair pays for both and runs several times slower than the second.
 // Comparing a small pair a few times while the user is still choosing files moves that work out of
-// their way. A warm round takes a few milliseconds and a cold one up to 0.3 s, so the first request
-// waits for one round at most; no round runs after it.
+// their way; so does writing, once, the memory the first real pair will need (resident_memory.ts).
+// A warm round takes a few milliseconds and a cold one up to 0.3 s, so the first request waits for
+// one round at most; no round runs after it.
 import type { VisualQuant } from 'visualquant-core';
 import exampleFloat from '../../../examples/float.onnx';
 import exampleQuant from '../../../examples/quant_qdq.onnx';
+import { makeMemoryResident } from './resident_memory';
 
 /** Rounds of the whole pipeline: open, labels, layout in both views, weights and lint. */
 const ROUNDS = 30;
 
 /**
- * Runs the bundled example pair through the core, one round per task, until `requested()` says a
- * request has come; then stops for good. The real work warms the core from then on, and a round
- * run between two requests (the page parsing one answer before asking the next) would delay the
- * second by a cold round, 0.1 to 0.3 s.
+ * Runs the bundled example pair through the core, one round per task, then makes its memory
+ * resident a piece per task, until `requested()` says a request has come; then stops for good. The
+ * real work warms the core from then on, and a round run between two requests (the page parsing
+ * one answer before asking the next) would delay the second by a cold round, 0.1 to 0.3 s. Returns
+ * what the worker calls as a request arrives, before it runs: the memory held so far is given
+ * back then, for the request's work to use.
  */
-export function warmUpUntilRequested(core: VisualQuant, requested: () => boolean): void {
+export function warmUpUntilRequested(core: VisualQuant, requested: () => boolean): () => void {
+  let memory: { stop(): void } | null = null;
+  const stop = () => memory?.stop();
   const round = (done: number) => {
-    if (done >= ROUNDS || requested() || core.failed) return;
+    if (requested() || core.failed) return;
+    if (done >= ROUNDS) {
+      memory = makeMemoryResident(core);
+      return;
+    }
     try {
       const pair = core.open(exampleFloat, 'float.onnx', exampleQuant, 'quant.onnx');
       try {
@@ -40,4 +50,5 @@ export function warmUpUntilRequested(core: VisualQuant, requested: () => boolean
     setTimeout(() => round(done + 1), 0);
   };
   setTimeout(() => round(0), 0);
+  return stop;
 }
