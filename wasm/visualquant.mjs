@@ -809,7 +809,6 @@ export class HeapFile extends HeapBlock {
     this.pointer = 0;
     return pointer;
   }
-
 }
 
 // A Session with both files and the external ones in wasm memory, and `call(session, first,
