@@ -4,7 +4,7 @@
 // group (the group is selected in its place).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClean, clickNode, openFixturePair, screenshot, selectedIds, setTheme, useBrowser } from './harness.mjs';
+import { assertClean, clickNode, openFixturePair, screenshot, selectedIds, setTheme, useBrowser, waitListed } from './harness.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
 const env = useBrowser();
@@ -46,7 +46,7 @@ async function readableHeader(page, side, name) {
 }
 
 async function waitGroupNode(page, side, name, present = true) {
-  await page.waitForFunction(({ side, name, present }) =>
+  await waitListed(page, ({ side, name, present }) =>
     [...document.querySelectorAll(`#graph-${side} li[data-kind="group"]`)].some((li) => li.dataset.id === name) === present, { side, name, present });
 }
 
@@ -101,7 +101,7 @@ test('Enter closes the group around the selection and opens a selected group; Co
   assert.ok((await selectedIds(page, 'float')).includes('/down/relu/Relu'), 'opened again, the node is selected');
 
   await page.click('#collapse-all');
-  await page.waitForFunction(() => document.querySelectorAll('#graph-float li[data-kind="group"]').length > 0);
+  await waitListed(page, () => document.querySelectorAll('#graph-float li[data-kind="group"]').length > 0);
   const top = await page.$$eval('#graph-float .group-list li', (lis) => lis.length);
   assert.equal(top, 0, 'no group is open');
   const float = await groupNodes(page, 'float');
@@ -120,13 +120,13 @@ test('Enter closes the group around the selection and opens a selected group; Co
   await waitGroupNode(page, 'float', 'res/conv', false);
   assert.ok((await selectedIds(page, 'float')).includes('/res/conv/Conv'), 'the node found, selected');
   await page.click('#collapse-all');
-  await page.waitForFunction(() => document.querySelectorAll('#graph-float .group-list li').length === 0);
+  await waitListed(page, () => document.querySelectorAll('#graph-float .group-list li').length === 0);
   // The raw view keeps the groups closed.
   await page.check('#raw-view');
   await page.waitForSelector('#graphs[data-view="nodes"]');
   assert.deepEqual(await groupNodes(page, 'float'), float);
   await page.click('#expand-all');
-  await page.waitForFunction(() => document.querySelectorAll('#graph-float li[data-kind="group"]').length === 0);
+  await waitListed(page, () => document.querySelectorAll('#graph-float li[data-kind="group"]').length === 0);
   assert.ok((await drawnIds(page, 'float')).includes('/stem/conv/Conv'));
   await assertClean(page);
   await page.close();
@@ -143,7 +143,7 @@ test('Collapse all after scrolling far down shows the graphs, not empty space; a
   await page.mouse.move(box.x, box.y);
   for (let i = 0; i < 12; i++) await page.mouse.wheel(0, 800);
   await page.click('#collapse-all');
-  await page.waitForFunction(() => document.querySelectorAll('#graph-float li[data-kind="group"]').length > 0);
+  await waitListed(page, () => document.querySelectorAll('#graph-float li[data-kind="group"]').length > 0);
   // Some drawn node of each side is on its canvas (before the fix, both canvases were blank until Fit).
   for (const side of ['float', 'quant']) {
     const onScreen = await page.evaluate((side) => {

@@ -133,6 +133,21 @@ export async function waitDrawn(page, analysed = true) {
 }
 
 /**
+ * Waits until `test(arg)` holds in the page and its node lists are complete (the page 'drawn' or
+ * 'ready'). A new layout (a group opened or closed, the raw view) empties the accessible lists and
+ * builds them again over several tasks (web/src/ui/node_list.ts); a list read between two of them
+ * is partial: a group the test waits to see gone is gone from an empty list too.
+ */
+export async function waitListed(page, test, arg = null, options = {}) {
+  // In three waits, not one expression (the page's CSP refuses a string to evaluate): `test` first
+  // holds once the new layout's task has run, and that task also set the page 'drawing'; 'drawn'
+  // then means the lists are whole, and `test` is asked again of them.
+  await page.waitForFunction(test, arg, options);
+  await page.waitForFunction(() => ['drawn', 'ready'].includes(document.body.dataset.state), null, options);
+  await page.waitForFunction(test, arg, options);
+}
+
+/**
  * Clicks a drawn node on its canvas where the page drew it (its data-x/y and the canvas transform),
  * first scrolling the view with the mouse wheel as a person would when the node is out of sight.
  */

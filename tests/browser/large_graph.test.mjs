@@ -4,7 +4,7 @@
 // the comparison with Netron is a separate benchmark.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generatePair, median, newPage, pan, screenshot, useBrowserOnFolder, waitDrawn } from './harness.mjs';
+import { generatePair, median, newPage, pan, screenshot, useBrowserOnFolder, waitDrawn, waitListed } from './harness.mjs';
 
 const BLOCKS = 1250;  // 4 ops a block: 5,001 float nodes; the QDQ model has 15,001
 const env = useBrowserOnFolder('/large/', () => generatePair('make_large_pair.py', 'vq-large-', BLOCKS));
@@ -42,7 +42,7 @@ test('a 5,000-op pair (15,000 quantized nodes) opens, draws and pans smoothly', 
   assert.equal((await minimap()).renders, before.renders, 'panning never draws the minimap overview again');
   await screenshot(page, '17-large-pair');
   await page.check('#raw-view');
-  await page.waitForFunction(() => document.querySelectorAll('#graph-quant li[data-kind="op"]').length > 12000, null, { timeout: 60000 });
+  await waitListed(page, () => document.querySelectorAll('#graph-quant li[data-kind="op"]').length > 12000, null, { timeout: 60000 });
   const raw = await pan(page, 'quant', 60, 120);
   const rawMinimap = await minimap();
   t.diagnostic(`minimap overview of the raw graph drawn in ${rawMinimap.ms} ms`);
@@ -50,12 +50,12 @@ test('a 5,000-op pair (15,000 quantized nodes) opens, draws and pans smoothly', 
   // Name-scope groups (/stage/block/…): every block closed, then all open again, one layout each.
   let started2 = Date.now();
   await page.click('#collapse-all');
-  await page.waitForFunction(() => document.querySelectorAll('#graph-quant li[data-kind="group"]').length > 0, null, { timeout: 60000 });
+  await waitListed(page, () => document.querySelectorAll('#graph-quant li[data-kind="group"]').length > 0, null, { timeout: 60000 });
   const collapsed = (Date.now() - started2) / 1000;
   const groupNodes = await page.$$eval('#graph-quant li[data-id]', (l) => l.length);
   started2 = Date.now();
   await page.click('#expand-all');
-  await page.waitForFunction(() => document.querySelectorAll('#graph-quant li[data-kind="group"]').length === 0, null, { timeout: 60000 });
+  await waitListed(page, () => document.querySelectorAll('#graph-quant li[data-kind="group"]').length === 0, null, { timeout: 60000 });
   const expanded = (Date.now() - started2) / 1000;
   t.diagnostic(`collapse all: ${collapsed.toFixed(1)} s (${groupNodes} nodes drawn), expand all: ${expanded.toFixed(1)} s`);
   assert.ok(groupNodes < 100, `closed, the graph is its top-level groups: ${groupNodes} nodes`);

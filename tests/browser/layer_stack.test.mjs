@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { assertClean, clickNode, newPage, root, screenshot, useBrowserOnFolder, waitDrawn } from './harness.mjs';
+import { assertClean, clickNode, newPage, root, screenshot, useBrowserOnFolder, waitDrawn, waitListed } from './harness.mjs';
 
 const LAYERS = 24;
 const env = useBrowserOnFolder('/llm/', () => {
@@ -40,7 +40,7 @@ test('a decoder opens on its layers, the same on both sides; a layer opens with 
   // in turn), the other layers stay closed.
   await clickNode(page, 'float', 'model/layers.3');
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => !document.querySelector('#graph-float li[data-kind="group"][data-id="model/layers.3"]'));
+  await waitListed(page, () => !document.querySelector('#graph-float li[data-kind="group"][data-id="model/layers.3"]'));
   for (const side of ['float', 'quant']) {
     const groups = await groupIds(page, side);
     assert.ok(!groups.includes('model/layers.3') && groups.includes('model/layers.4'), `${side}: layer 3 open, layer 4 closed`);
@@ -48,7 +48,7 @@ test('a decoder opens on its layers, the same on both sides; a layer opens with 
   }
 
   await page.click('#expand-all');
-  await page.waitForFunction(() => document.querySelectorAll('#graph-float li[data-kind="group"]').length === 0);
+  await waitListed(page, () => document.querySelectorAll('#graph-float li[data-kind="group"]').length === 0);
   const model = await page.$eval('#count-float', (e) => e.textContent);
   assert.ok((await opCount(page, 'float')) > LAYERS * 20, `every op drawn after Expand all (${model})`);
   await screenshot(page, 'layer-stack-expanded');

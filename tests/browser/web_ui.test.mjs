@@ -9,7 +9,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   assertClean, cli, clickNode, cliCompare, exportGraphs, generatePair, launchBrowser, newPage, nodeInView, pairsDir, pairUrl, screenshot, selectedIds, startServer,
-  waitDrawn,
+  waitDrawn, waitListed,
 } from './harness.mjs';
 
 const PAIR = 'torch_eager_ptq_cnn_perchannel';
@@ -206,7 +206,7 @@ test('the raw graph toggle draws Q/DQ nodes, and back', async () => {
   const fusedNode = fused.float_ops[0];
   await clickNode(page, 'float', fusedNode);
   await page.check('#raw-view');
-  await page.waitForFunction((n) => document.querySelectorAll('#graph-quant li[data-id]').length > n, folded);
+  await waitListed(page, (n) => document.querySelectorAll('#graph-quant li[data-id]').length > n, folded);
   const labels = await page.$$eval('#graph-quant li[data-id]', (lis) => lis.map((li) => li.textContent));
   assert.ok(labels.some((l) => l.startsWith('QuantizeLinear')), 'QuantizeLinear drawn as a node');
   assert.ok(labels.some((l) => l.startsWith('DequantizeLinear')), 'DequantizeLinear drawn as a node');
@@ -216,7 +216,7 @@ test('the raw graph toggle draws Q/DQ nodes, and back', async () => {
   assert.ok(selected.length > fused.quant_ops.length, 'the entry\'s Q/DQ nodes are selected too');
   await screenshot(page, '08-raw-graph');
   await page.uncheck('#raw-view');
-  await page.waitForFunction((n) => document.querySelectorAll('#graph-quant li[data-id]').length === n, folded);
+  await waitListed(page, (n) => document.querySelectorAll('#graph-quant li[data-id]').length === n, folded);
   await assertClean(page);
   await page.close();
 });
