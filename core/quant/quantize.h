@@ -11,14 +11,20 @@
 namespace vq {
 
 // Rounds to the nearest integer, halves to even, like numpy's rint and std::nearbyint in the
-// default rounding mode, but inline: adding and removing 2^52 leaves no fraction bits, and the
-// addition itself rounds half to even. Exact for every double (|x| >= 2^52, infinities and NaN
-// are returned as they are; the sign of zero is kept).
+// default rounding mode, but inline. Where the target has the instruction (wasm's f64.nearest,
+// SSE4.1's roundsd) the builtin is that one instruction; elsewhere adding and removing 2^52 leaves
+// no fraction bits, and the addition itself rounds half to even (a library call otherwise: the
+// weight analysis rounds every element twice). Exact for every double (|x| >= 2^52, infinities
+// and NaN are returned as they are; the sign of zero is kept).
 inline double round_half_even(double x) {
+#if defined(__wasm__) || defined(__SSE4_1__)
+  return __builtin_nearbyint(x);
+#else
   constexpr double kTwo52 = 4503599627370496.0;
   const double a = std::fabs(x);
   if (!(a < kTwo52)) return x;
   return std::copysign((a + kTwo52) - kTwo52, x);
+#endif
 }
 
 // One value: saturate(round_half_even(float32(x) / float32(scale)) + zero_point) into [qmin, qmax].

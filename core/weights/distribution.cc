@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "onnx_format/element_decode.h"
+
 namespace vq {
 
 void MomentAccumulator::add(const double* v, std::size_t n) {
@@ -109,24 +111,42 @@ double lerp(double a, double b, double t) {
 }
 
 // Spare bin tables of this thread. A table of 2^16 bins is 1.5 MB: allocated afresh for every
-// weight, it would be faulted in page by page each time.
+// weight, it would be faulted in page by page each time. The same for exact values' counts.
 thread_local std::vector<std::vector<QuantileFinder::Bin>> spare_tables;
+thread_local std::vector<std::vector<std::uint32_t>> spare_counts;
+
+constexpr std::size_t kExactKeys = std::size_t{1} << 16;
+
+// A 16-bit pattern made monotone in its value (as bin_of_key does for float32), and back.
+std::uint32_t monotone16(std::uint32_t bits) { return (bits & 0x8000u) ? (~bits & 0xFFFFu) : (bits | 0x8000u); }
+std::uint32_t pattern16(std::uint32_t key) { return (key & 0x8000u) ? (key & 0x7FFFu) : (~key & 0xFFFFu); }
 
 }  // namespace
 
-QuantileFinder::QuantileFinder(std::uint64_t count) : count_(count) {
+QuantileFinder::QuantileFinder(std::uint64_t count, ExactValues exact) : count_(count), exact_(exact) {
+  // Exact values' 2^16 counts (256 KB) pay off only for tensors many times larger; the counts are
+  // 32-bit.
+  if (count < (std::uint64_t{1} << 18) || count >= (std::uint64_t{1} << 32)) exact_ = ExactValues::None;
   // About four values per bin, between 2^8 and 2^15 bins (1 MB): small tensors get small tables,
   // and a bin still spans under 2 % of its values' magnitude (sign, 8 exponent bits, 6 mantissa
   // bits), so the bins a quantile falls in hold few values.
   unsigned bits = 8;
   while (bits < 15 && (std::uint64_t{1} << (bits + 2)) < count) ++bits;
   shift_ = 32 - bits;
-  const std::size_t bins = std::size_t{1} << bits;
-  if (!spare_tables.empty()) {
-    bins_ = std::move(spare_tables.back());
-    spare_tables.pop_back();
+  if (exact_ != ExactValues::None) {
+    if (!spare_counts.empty()) {
+      exact_counts_ = std::move(spare_counts.back());
+      spare_counts.pop_back();
+    }
+    exact_counts_.assign(kExactKeys, 0);
+  } else {
+    const std::size_t bins = std::size_t{1} << bits;
+    if (!spare_tables.empty()) {
+      bins_ = std::move(spare_tables.back());
+      spare_tables.pop_back();
+    }
+    bins_.assign(bins, Bin{0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), -1});
   }
-  bins_.assign(bins, Bin{0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), -1});
   for (double q : kQuantiles) {
     if (count == 0) break;
     const double h = static_cast<double>(count - 1) * q;
@@ -138,7 +158,82 @@ QuantileFinder::QuantileFinder(std::uint64_t count) : count_(count) {
   ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
 }
 
+// The key of a value the fast path of count_exact does not take: float16 subnormals, zero,
+// infinities and NaN, and anything that is no float16 at all (flagged).
+std::uint32_t QuantileFinder::exact_key(double v) {
+  const float f = static_cast<float>(v) + 0.0f;  // -0 folded into +0, as bin_of_key does
+  inexact_ |= static_cast<std::uint32_t>(static_cast<double>(f) != v && v == v);
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if (exact_ == ExactValues::Bfloat16) {
+    inexact_ |= bits & 0xFFFFu;
+    return monotone16(bits >> 16);
+  }
+  const std::uint32_t sign = (bits >> 16) & 0x8000u, exponent = (bits >> 23) & 0xFFu, mantissa = bits & 0x7FFFFFu;
+  std::uint32_t half;
+  if (exponent - 113u < 30u) {  // a normal float16
+    half = ((exponent - 112u) << 10) | (mantissa >> 13);
+    inexact_ |= mantissa & 0x1FFFu;
+  } else if (exponent == 0xFFu) {  // infinities and NaN
+    half = 0x7C00u | (mantissa ? 0x200u : 0u);
+  } else if (exponent == 0) {  // zero (a float32 subnormal is no float16)
+    half = 0;
+    inexact_ |= mantissa;
+  } else if (exponent >= 103u) {  // a float16 subnormal: mantissa x 2^-24
+    const std::uint32_t shift = 126u - exponent, significand = mantissa | 0x800000u;
+    half = significand >> shift;
+    inexact_ |= significand & ((1u << shift) - 1u);
+  } else {  // below float16's smallest subnormal, or beyond its largest normal
+    half = 0;
+    inexact_ |= 1;
+  }
+  return monotone16(sign | half);
+}
+
+double QuantileFinder::exact_value(std::uint32_t key) const {
+  const auto bits = static_cast<std::uint16_t>(pattern16(key));
+  return exact_ == ExactValues::Bfloat16 ? bfloat16_to_double(bits) : float16_to_double(bits);
+}
+
+void QuantileFinder::count_exact(const double* v, std::size_t n) {
+  // Normal float16 values (nearly all of a weight) and bfloat16 ones are keyed inline, without a
+  // branch on the sign: the monotone key flips the sign bit of a positive pattern, every bit of a
+  // negative one. The rest goes to exact_key.
+  std::uint32_t* counts = exact_counts_.data();
+  std::uint32_t inexact = 0;
+  const bool bfloat = exact_ == ExactValues::Bfloat16;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = v[i];
+    const float f = static_cast<float>(x);
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    const std::uint32_t flip = 0x8000u | ((0u - (bits >> 31)) & 0x7FFFu);
+    const std::uint32_t exponent = (bits >> 23) & 0xFFu;
+    std::uint32_t key;
+    if (bfloat && exponent - 1u < 254u) {
+      key = (bits >> 16) ^ flip;
+      inexact |= (bits & 0xFFFFu) | static_cast<std::uint32_t>(static_cast<double>(f) != x);
+    } else if (!bfloat && exponent - 113u < 30u) {
+      key = (((bits >> 16) & 0x8000u) | (((bits >> 13) - (112u << 10)) & 0x7FFFu)) ^ flip;
+      inexact |= (bits & 0x1FFFu) | static_cast<std::uint32_t>(static_cast<double>(f) != x);
+    } else {
+      key = exact_key(x);
+    }
+    ++counts[key];
+  }
+  inexact_ |= inexact;
+}
+
+std::int64_t QuantileFinder::count_beyond(double center, double limit) const {
+  if (exact_ == ExactValues::None) return -1;
+  std::uint64_t beyond = 0;
+  for (std::uint32_t key = 0; key < exact_counts_.size(); ++key)
+    if (exact_counts_[key] && std::fabs(exact_value(key) - center) > limit) beyond += exact_counts_[key];
+  return static_cast<std::int64_t>(beyond);
+}
+
 void QuantileFinder::count_pass(const double* v, std::size_t n) {
+  if (exact_ != ExactValues::None) return count_exact(v, n);
   Bin* bins = bins_.data();
   for (std::size_t i = 0; i < n; ++i) {
     Bin& b = bins[bin_of_key(v[i])];
@@ -151,6 +246,15 @@ void QuantileFinder::count_pass(const double* v, std::size_t n) {
 void QuantileFinder::locate() {
   if (located_) return;
   located_ = true;
+  if (exact_ != ExactValues::None) {  // the key of each wanted rank; nothing to collect
+    std::uint64_t before = 0;
+    std::uint32_t key = 0;
+    for (std::uint64_t r : ranks_) {
+      while (key < kExactKeys && before + exact_counts_[key] <= r) before += exact_counts_[key++];
+      rank_bin_.push_back(std::min<std::size_t>(key, kExactKeys - 1));
+    }
+    return;
+  }
   std::uint64_t before = 0;
   std::size_t b = 0;
   const std::size_t bins = bins_.size();
@@ -183,7 +287,8 @@ void QuantileFinder::collect(std::size_t bin, double v) {
 }
 
 QuantileFinder::~QuantileFinder() {
-  if (spare_tables.size() < 4) spare_tables.push_back(std::move(bins_));
+  if (!bins_.empty() && spare_tables.size() < 4) spare_tables.push_back(std::move(bins_));
+  if (!exact_counts_.empty() && spare_counts.size() < 4) spare_counts.push_back(std::move(exact_counts_));
 }
 
 bool QuantileFinder::needs_second_pass() {
@@ -197,6 +302,10 @@ std::array<double, kQuantiles.size()> QuantileFinder::quantiles() {
   if (count_ == 0) return out;
   std::vector<double> order_stat(ranks_.size());
   for (std::size_t k = 0; k < ranks_.size(); ++k) {
+    if (exact_ != ExactValues::None) {
+      order_stat[k] = exact_value(static_cast<std::uint32_t>(rank_bin_[k]));
+      continue;
+    }
     const std::size_t b = rank_bin_[k];
     const std::int32_t s = bins_[b].slot;
     if (s < 0) {  // the bin holds one distinct value

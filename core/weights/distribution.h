@@ -46,9 +46,15 @@ class MomentAccumulator {
 // histogram_from_bins) mostly without reading the values again: a fine bin whose smallest and
 // largest value fall in one histogram bin adds its count there whole, and pass 2 bins one by one
 // only the values of the few fine bins an edge cuts through.
+// Values known to be few: every one a float16 (or bfloat16) value, as a weight stored in that type
+// is (weights/weight_analysis.cc says when). Then one fine bin per 16-bit pattern holds one distinct
+// value, and nothing needs a second pass: quantiles, histograms and counts beyond a bound are read
+// off the bins' counts.
+enum class ExactValues { None, Float16, Bfloat16 };
+
 class QuantileFinder {
  public:
-  explicit QuantileFinder(std::uint64_t count);
+  explicit QuantileFinder(std::uint64_t count, ExactValues exact = ExactValues::None);
   ~QuantileFinder();
   QuantileFinder(const QuantileFinder&) = delete;
   QuantileFinder& operator=(const QuantileFinder&) = delete;
@@ -66,6 +72,13 @@ class QuantileFinder {
   template <typename BinOf>
   void second_pass(const double* values, std::size_t n, BinOf bin_of, std::uint64_t* histogram);
   std::array<double, kQuantiles.size()> quantiles();
+  // With exact values: whether every value counted was one of them. False means the caller's
+  // promise did not hold; every answer of this finder is then wrong, and the values must be
+  // counted again without it.
+  bool exact_held() const { return inexact_ == 0; }
+  // With exact values, the number of values v with |v - center| > limit (NaN is never beyond);
+  // without, -1 (unknown before a second pass).
+  std::int64_t count_beyond(double center, double limit) const;
 
   struct Bin {
     std::uint64_t count;
@@ -83,6 +96,10 @@ class QuantileFinder {
     return ((bits & 0x80000000u) ? ~bits : bits | 0x80000000u) >> shift_;
   }
   void locate();
+  // Exact values: the monotone 16-bit key of a value, and the value of a key.
+  std::uint32_t exact_key(double v);
+  double exact_value(std::uint32_t key) const;
+  void count_exact(const double* values, std::size_t n);
   // Bins whose key range can hold NaN (float32 bits beyond an infinity, at either end of the
   // keys): their lo and hi do not bound the NaN they may hold.
   bool may_hold_nan(std::size_t bin) const;
@@ -101,11 +118,19 @@ class QuantileFinder {
   std::vector<std::uint64_t> bin_start_;  // rank of each wanted bin's first value
   std::vector<std::vector<double>> collected_;
   bool located_ = false;
+  ExactValues exact_ = ExactValues::None;
+  std::vector<std::uint32_t> exact_counts_;  // per 16-bit key, with exact values (bins_ unused)
+  std::uint32_t inexact_ = 0;                // non-zero: a value that was not exact was seen
 };
 
 template <typename BinOf>
 void QuantileFinder::histogram_from_bins(BinOf bin_of, std::uint64_t* histogram) {
   locate();
+  if (exact_ != ExactValues::None) {  // one value per bin: never cut by an edge
+    for (std::uint32_t key = 0; key < exact_counts_.size(); ++key)
+      if (exact_counts_[key]) histogram[bin_of(exact_value(key))] += exact_counts_[key];
+    return;
+  }
   for (std::size_t b = 0; b < bins_.size(); ++b) {
     const Bin& bin = bins_[b];
     if (bin.count == 0) continue;

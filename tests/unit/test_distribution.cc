@@ -1,0 +1,197 @@
+// The quantile bins of the weight analysis (weights/distribution.h): with exact values (a float16
+// or bfloat16 weight, one bin per bit pattern) they must give what the general bins give after
+// their second pass, value for value; a side that is not what it was said to be must be caught,
+// and the analysis must then give the general path's figures.
+#define BOOST_TEST_MODULE distribution
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "onnx_format/element_decode.h"
+#include "quant/dequantize.h"
+#include "weights/distribution.h"
+#include "weights/weight_analysis.h"
+
+using namespace vq;
+
+namespace {
+
+// Weights as a float16 weight holds them: seeded normals rounded to float16, with the values the
+// fast keying leaves to the slow one (zeros of both signs, subnormals, infinities, NaN).
+std::vector<double> half_values(std::size_t n, unsigned seed, bool with_nan) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  std::vector<double> v(n);
+  for (double& x : v) x = round_to_float16(normal(rng));
+  v[1] = 0.0;
+  v[2] = -0.0;
+  v[3] = float16_to_double(0x0001);  // the smallest subnormal
+  v[4] = float16_to_double(0x83FF);  // the largest negative subnormal
+  v[5] = INFINITY;
+  v[6] = -INFINITY;
+  v[7] = 65504.0;  // the largest half: an outlier
+  if (with_nan) v[8] = std::numeric_limits<double>::quiet_NaN();
+  return v;
+}
+
+std::vector<double> bfloat_values(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  std::vector<double> v(n);
+  for (double& x : v) x = round_to_bfloat16(normal(rng));
+  v[1] = -0.0;
+  v[2] = round_to_bfloat16(1e30f);  // a large bfloat16 (beyond float16's range)
+  return v;
+}
+
+struct Finding {
+  std::array<double, kQuantiles.size()> quantiles{};
+  std::vector<std::uint64_t> histogram;
+  bool held = true;
+};
+
+// Both passes of a finder over `v` in blocks, the histogram on `bins` equal bins over [lo, hi].
+Finding find(const std::vector<double>& v, ExactValues exact, double lo, double hi, std::size_t bins) {
+  QuantileFinder finder(v.size(), exact);
+  constexpr std::size_t kBlock = 4096;
+  for (std::size_t i = 0; i < v.size(); i += kBlock) finder.count_pass(v.data() + i, std::min(kBlock, v.size() - i));
+  const double width = (hi - lo) / static_cast<double>(bins);
+  const auto bin_of = [&](double x) -> std::size_t {
+    if (!(x > lo)) return 0;
+    return std::min(bins - 1, static_cast<std::size_t>((x - lo) / width));
+  };
+  Finding out;
+  out.histogram.assign(bins, 0);
+  finder.histogram_from_bins(bin_of, out.histogram.data());
+  for (std::size_t i = 0; i < v.size(); i += kBlock)
+    finder.second_pass(v.data() + i, std::min(kBlock, v.size() - i), bin_of, out.histogram.data());
+  out.quantiles = finder.quantiles();
+  out.held = finder.exact_held();
+  return out;
+}
+
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b)); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(exact_float16_bins_give_the_general_bins_figures) {
+  for (const bool with_nan : {false, true}) {
+    const std::vector<double> v = half_values(300000, 7, with_nan);
+    const Finding general = find(v, ExactValues::None, -0.1, 0.1, 64);
+    const Finding exact = find(v, ExactValues::Float16, -0.1, 0.1, 64);
+    BOOST_TEST(exact.held);
+    for (std::size_t k = 0; k < kQuantiles.size(); ++k) BOOST_TEST(same(exact.quantiles[k], general.quantiles[k]), k);
+    BOOST_TEST(exact.histogram == general.histogram);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(exact_bfloat16_bins_give_the_general_bins_figures) {
+  const std::vector<double> v = bfloat_values(300000, 11);
+  const Finding general = find(v, ExactValues::None, -0.08, 0.08, 50);
+  const Finding exact = find(v, ExactValues::Bfloat16, -0.08, 0.08, 50);
+  BOOST_TEST(exact.held);
+  for (std::size_t k = 0; k < kQuantiles.size(); ++k) BOOST_TEST(same(exact.quantiles[k], general.quantiles[k]), k);
+  BOOST_TEST(exact.histogram == general.histogram);
+}
+
+BOOST_AUTO_TEST_CASE(exact_bins_count_the_values_beyond_a_bound) {
+  const std::vector<double> v = half_values(300000, 3, true);
+  QuantileFinder finder(v.size(), ExactValues::Float16);
+  finder.count_pass(v.data(), v.size());
+  for (const double limit : {0.01, 0.05, 0.1, 1e6}) {
+    std::int64_t want = 0;
+    for (const double x : v) want += std::fabs(x - 0.001) > limit;  // NaN is never beyond
+    BOOST_TEST(finder.count_beyond(0.001, limit) == want);
+  }
+  QuantileFinder general(v.size());
+  general.count_pass(v.data(), v.size());
+  BOOST_TEST(general.count_beyond(0.0, 0.01) == -1);  // unknown without exact values
+}
+
+// Values a float16 cannot hold (float32 rounding, a double between floats, too small or too
+// large) break the promise: the finder says so.
+BOOST_AUTO_TEST_CASE(values_that_are_not_float16_are_caught) {
+  for (const double stray : {0.1, 1.0 + 1e-12, 1e-10, 1e6, static_cast<double>(std::ldexp(1.0f, -140))}) {
+    std::vector<double> v = half_values(300000, 5, false);
+    v[12345] = stray;
+    BOOST_TEST_CONTEXT(stray) {
+      QuantileFinder finder(v.size(), ExactValues::Float16);
+      finder.count_pass(v.data(), v.size());
+      BOOST_TEST(!finder.exact_held());
+    }
+  }
+  std::vector<double> b = bfloat_values(300000, 5);
+  b[99] = 0.1;
+  QuantileFinder finder(b.size(), ExactValues::Bfloat16);
+  finder.count_pass(b.data(), b.size());
+  BOOST_TEST(!finder.exact_held());
+}
+
+namespace {
+
+WeightView view_of(const std::vector<double>& values, std::uint64_t rows, const std::string& stored_type) {
+  WeightView w;
+  w.values.dims = {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(values.size() / rows)};
+  w.values.stored_type = stored_type;
+  w.values.at = [&values](std::uint64_t i) { return values[i]; };
+  w.values.read = [&values](std::uint64_t first, std::size_t n, double* out) { std::memcpy(out, values.data() + first, n * sizeof(double)); };
+  w.layout.rows = rows;
+  w.layout.cols = values.size() / rows;
+  w.layout.inner = w.layout.cols;
+  return w;
+}
+
+void check_same(const WeightAnalysis& a, const WeightAnalysis& b) {
+  for (std::size_t k = 0; k < kQuantiles.size(); ++k) {
+    BOOST_TEST(same(a.float_values.quantiles[k], b.float_values.quantiles[k]), k);
+    BOOST_TEST(same(a.dequantized.quantiles[k], b.dequantized.quantiles[k]), k);
+  }
+  BOOST_TEST(a.float_histogram == b.float_histogram);
+  BOOST_TEST(a.dequantized_histogram == b.dequantized_histogram);
+  BOOST_TEST(a.outliers_beyond_sigma == b.outliers_beyond_sigma);
+  BOOST_TEST(a.outlier_indices == b.outlier_indices);
+  BOOST_TEST(a.error.sqnr_db == b.error.sqnr_db);
+}
+
+}  // namespace
+
+// The whole analysis of a float16 weight (exact bins, outliers counted from them, the float side
+// read again only until the listed outliers are found) against the same values said to be float32
+// (the general path).
+BOOST_AUTO_TEST_CASE(a_float16_weight_is_analysed_as_the_general_path_analyses_it) {
+  std::vector<double> f = half_values(512 * 640, 9, false);
+  f[5] = f[6] = 0.5;  // finite outliers instead of infinities (these would make every figure NaN)
+  f[7] = -0.25;
+  for (std::size_t i = 100000; i < 100040; ++i) f[i] = 0.3;  // more outliers than are listed
+  // A step of 0.001 leaves fine bins of the dequantised side with several values (it is read
+  // again); one of 0.01 does not (the float side alone is read again, until its outliers are found).
+  for (const double step : {0.001, 0.01}) {
+    std::vector<double> q(f.size());
+    for (std::size_t i = 0; i < f.size(); ++i) q[i] = std::round(f[i] / step) * step;
+    const WeightView quant = view_of(q, 512, "float");
+    for (const bool detail : {true, false}) {
+      BOOST_TEST_CONTEXT("step " << step << (detail ? ", detail" : ", summary")) {
+        WeightAnalysisOptions options;
+        options.histograms = options.quantiles = detail;
+        const WeightAnalysis exact = analyze_weight_pair(view_of(f, 512, "float16"), quant, {}, options);
+        const WeightAnalysis general = analyze_weight_pair(view_of(f, 512, "float"), quant, {}, options);
+        BOOST_TEST(exact.outliers_beyond_sigma == 43u);
+        BOOST_TEST(exact.outlier_indices.size() == 32u);  // the first listed, in canonical order
+        check_same(exact, general);
+      }
+    }
+  }
+  std::vector<double> q(f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) q[i] = std::round(f[i] / 0.001) * 0.001;
+  const WeightView quant = view_of(q, 512, "float");
+  // Said to be float16 but not: the analysis notices and gives the general path's figures.
+  std::vector<double> g = f;
+  g[777] = 0.1;
+  const WeightAnalysis caught = analyze_weight_pair(view_of(g, 512, "float16"), quant, {}, WeightAnalysisOptions{});
+  const WeightAnalysis general = analyze_weight_pair(view_of(g, 512, "float"), quant, {}, WeightAnalysisOptions{});
+  check_same(caught, general);
+}
