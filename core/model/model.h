@@ -170,6 +170,10 @@ class SampledReads {
 // own, one sweep per few rows), not front to back: releasing would fault every page in again at
 // each sweep, so its pages stay until it is done.
 //
+// Read for more than samples (outside a SampledReads), an external-data weight's mapping is asked
+// to be read ahead whole, once (advise_will_need): a weight gathered in strides would otherwise
+// fault its pages in one small synchronous read at a time when they are not in the page cache.
+//
 // A payload whose source copies what it reads (a host's file read by range: the page, the extension
 // host) is read in parts while a SampledReads is alive on the thread: alignment samples a few runs of
 // each weight, and reading each weight whole for them had moved the whole model over HTTP before
@@ -194,6 +198,8 @@ class LazyPayload {
   ByteView view_reading(std::uint64_t offset) const {
     const ByteView v = view();
     if (!bytes_->releasable()) return v;
+    // Read for more than samples: all of it will be, so all of it is asked for at once.
+    if (!SampledReads::active() && !read_ahead_.exchange(true, std::memory_order_relaxed)) bytes_->will_need();
     if (sweeps_.load(std::memory_order_relaxed) > kSweeps) return v;
     std::uint64_t from = sweep_.load(std::memory_order_relaxed);
     if (offset < from) {
@@ -223,6 +229,7 @@ class LazyPayload {
   mutable std::uint64_t sampled_total_ = 0;
   mutable std::atomic<std::uint64_t> sweep_{0};  // where the pages still held begin
   mutable std::atomic<unsigned> sweeps_{0};      // sweeps begun again from further back
+  mutable std::atomic<bool> read_ahead_{false};  // will_need asked (once: the pages stay cached)
 };
 
 }  // namespace vq

@@ -38,6 +38,10 @@ void PayloadBytes::release(std::uint64_t from, std::uint64_t to) const {
   release_mapped_pages(ByteView(view_.data + from, static_cast<std::size_t>(to - from)));
 }
 
+void PayloadBytes::will_need() const {
+  if (release_) advise_will_need(view_);
+}
+
 void PayloadBytes::give_back() {
   if (release_) release_mapped_pages(view_);
   release_ = false;

@@ -95,6 +95,8 @@ class PayloadBytes {
   bool releasable() const { return release_; }
   // Gives back the whole pages of bytes [from, to) of the view, read again from the file if touched.
   void release(std::uint64_t from, std::uint64_t to) const;
+  // Asks for the whole view to be read ahead (advise_will_need); a no-op unless releasable.
+  void will_need() const;
 
  private:
   void give_back();

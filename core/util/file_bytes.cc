@@ -100,6 +100,17 @@ void release_mapped_pages(ByteView range) {
 #endif
 }
 
+void advise_will_need(ByteView range) {
+#ifdef VQ_HAVE_MMAP
+  static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(range.data);
+  const std::uintptr_t first = begin / page * page, last = begin + range.size;
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_WILLNEED);
+#else
+  (void)range;
+#endif
+}
+
 SharedBytes read_file_bytes(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(ErrorCode::Io, "'" + path + "' is not a readable file");
