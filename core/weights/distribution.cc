@@ -158,8 +158,9 @@ QuantileFinder::QuantileFinder(std::uint64_t count, ExactValues exact) : count_(
   ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
 }
 
-// The key of a value the fast path of count_exact does not take: float16 subnormals, zero,
-// infinities and NaN, and anything that is no float16 at all (flagged).
+// The key of a value the fast path of count_exact does not take (it keys normal float16 and
+// bfloat16 values): zero, infinities and NaN, float16 subnormals; anything else is no value of the
+// type, and is flagged.
 std::uint32_t QuantileFinder::exact_key(double v) {
   const float f = static_cast<float>(v) + 0.0f;  // -0 folded into +0, as bin_of_key does
   inexact_ |= static_cast<std::uint32_t>(static_cast<double>(f) != v && v == v);
@@ -171,19 +172,16 @@ std::uint32_t QuantileFinder::exact_key(double v) {
   }
   const std::uint32_t sign = (bits >> 16) & 0x8000u, exponent = (bits >> 23) & 0xFFu, mantissa = bits & 0x7FFFFFu;
   std::uint32_t half;
-  if (exponent - 113u < 30u) {  // a normal float16
-    half = ((exponent - 112u) << 10) | (mantissa >> 13);
-    inexact_ |= mantissa & 0x1FFFu;
-  } else if (exponent == 0xFFu) {  // infinities and NaN
+  if (exponent == 0xFFu) {  // infinities and NaN
     half = 0x7C00u | (mantissa ? 0x200u : 0u);
   } else if (exponent == 0) {  // zero (a float32 subnormal is no float16)
     half = 0;
     inexact_ |= mantissa;
-  } else if (exponent >= 103u) {  // a float16 subnormal: mantissa x 2^-24
+  } else if (exponent - 103u < 10u) {  // a float16 subnormal: mantissa x 2^-24
     const std::uint32_t shift = 126u - exponent, significand = mantissa | 0x800000u;
     half = significand >> shift;
     inexact_ |= significand & ((1u << shift) - 1u);
-  } else {  // below float16's smallest subnormal, or beyond its largest normal
+  } else {  // no float16 a normal one would not be (those are count_exact's): too small or too large
     half = 0;
     inexact_ |= 1;
   }

@@ -36,6 +36,12 @@ class MomentAccumulator {
   double min_ = 0, max_ = 0, mean_ = 0, m2_ = 0, m3_ = 0, m4_ = 0;
 };
 
+// Values known to be few: every one a float16 (or bfloat16) value, as a weight stored in that type
+// is (weights/weight_analysis.cc says when). Then one fine bin per 16-bit pattern holds one distinct
+// value, and nothing needs a second pass: quantiles, histograms and counts beyond a bound are read
+// off the bins' counts.
+enum class ExactValues { None, Float16, Bfloat16 };
+
 // The order statistics numpy's quantiles need, found exactly in two passes without sorting:
 // pass 1 counts values into fine bins, pass 2 keeps only the values of the few bins that hold a
 // wanted rank (bins holding a single distinct value need nothing kept). The bins are the top bits
@@ -45,13 +51,8 @@ class MomentAccumulator {
 // The same fine bins make a histogram over any monotone binning (numpy.histogram's is: see
 // histogram_from_bins) mostly without reading the values again: a fine bin whose smallest and
 // largest value fall in one histogram bin adds its count there whole, and pass 2 bins one by one
-// only the values of the few fine bins an edge cuts through.
-// Values known to be few: every one a float16 (or bfloat16) value, as a weight stored in that type
-// is (weights/weight_analysis.cc says when). Then one fine bin per 16-bit pattern holds one distinct
-// value, and nothing needs a second pass: quantiles, histograms and counts beyond a bound are read
-// off the bins' counts.
-enum class ExactValues { None, Float16, Bfloat16 };
-
+// only the values of the few fine bins an edge cuts through. With ExactValues, one bin per 16-bit
+// pattern instead, and no pass 2.
 class QuantileFinder {
  public:
   explicit QuantileFinder(std::uint64_t count, ExactValues exact = ExactValues::None);

@@ -567,7 +567,8 @@ std::optional<WeightAnalysis> analyze(const WeightView& fw, const WeightView& qw
   const bool find_outliers = outliers_possible && (counted < 0 || to_list > 0);
   const bool float_again = (fquant && fquant->needs_second_pass()) || find_outliers;
   const bool quant_again = qquant && qquant->needs_second_pass();
-  const bool stop_when_listed = counted >= 0 && reader.canonical_order() && !(fquant && fquant->needs_second_pass()) && !quant_again;
+  // (Exact bins never need a second pass of their own: only the listing reads the float side.)
+  const bool stop_when_listed = counted >= 0 && reader.canonical_order() && !quant_again;
   FirstIndices outliers(options.listed_outliers);
   std::uint64_t found = 0;
   if (float_again || quant_again)

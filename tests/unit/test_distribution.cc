@@ -76,26 +76,24 @@ Finding find(const std::vector<double>& v, ExactValues exact, double lo, double 
 
 bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b)); }
 
+// Exact bins against the general ones on the same values: the same quantiles and histogram.
+void check_exact_matches_general(const std::vector<double>& v, ExactValues exact, double lo, double hi, std::size_t bins) {
+  const Finding general = find(v, ExactValues::None, lo, hi, bins);
+  const Finding found = find(v, exact, lo, hi, bins);
+  BOOST_TEST(found.held);
+  for (std::size_t k = 0; k < kQuantiles.size(); ++k) BOOST_TEST(same(found.quantiles[k], general.quantiles[k]), k);
+  BOOST_TEST(found.histogram == general.histogram);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(exact_float16_bins_give_the_general_bins_figures) {
-  for (const bool with_nan : {false, true}) {
-    const std::vector<double> v = half_values(300000, 7, with_nan);
-    const Finding general = find(v, ExactValues::None, -0.1, 0.1, 64);
-    const Finding exact = find(v, ExactValues::Float16, -0.1, 0.1, 64);
-    BOOST_TEST(exact.held);
-    for (std::size_t k = 0; k < kQuantiles.size(); ++k) BOOST_TEST(same(exact.quantiles[k], general.quantiles[k]), k);
-    BOOST_TEST(exact.histogram == general.histogram);
-  }
+  for (const bool with_nan : {false, true})
+    BOOST_TEST_CONTEXT("with NaN: " << with_nan) check_exact_matches_general(half_values(300000, 7, with_nan), ExactValues::Float16, -0.1, 0.1, 64);
 }
 
 BOOST_AUTO_TEST_CASE(exact_bfloat16_bins_give_the_general_bins_figures) {
-  const std::vector<double> v = bfloat_values(300000, 11);
-  const Finding general = find(v, ExactValues::None, -0.08, 0.08, 50);
-  const Finding exact = find(v, ExactValues::Bfloat16, -0.08, 0.08, 50);
-  BOOST_TEST(exact.held);
-  for (std::size_t k = 0; k < kQuantiles.size(); ++k) BOOST_TEST(same(exact.quantiles[k], general.quantiles[k]), k);
-  BOOST_TEST(exact.histogram == general.histogram);
+  check_exact_matches_general(bfloat_values(300000, 11), ExactValues::Bfloat16, -0.08, 0.08, 50);
 }
 
 BOOST_AUTO_TEST_CASE(exact_bins_count_the_values_beyond_a_bound) {
