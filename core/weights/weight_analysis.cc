@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "quant/quantize.h"
+#include "weights/extreme_values.h"
 
 namespace vq {
 namespace {
@@ -20,6 +21,10 @@ constexpr std::size_t kChunk = 1 << 14;
 // a 90 MB weight 2,752 times, a cache and TLB miss per element; 64 rows walk it 43 times, in runs of
 // whole cache lines. Bounded by kGatheredMax elements (32 MB of buffers at most).
 constexpr std::uint64_t kGatheredRows = 64, kGatheredMax = 1 << 20;
+// Values kept at either end of the float side in pass 1, for its outliers (ExtremeValues): the
+// real pairs here have at most 131 outliers (6 sigma) in a weight, so this many spare nearly every
+// weight a second read; a weight with more is read again for them.
+constexpr std::size_t kKeptAtEachEnd = 1024;
 
 double sqnr_db(double signal, double noise) {
   if (noise <= 0) return std::numeric_limits<double>::infinity();
@@ -435,6 +440,7 @@ std::optional<WeightAnalysis> analyze(const WeightView& fw, const WeightView& qw
   }
   CodeTally tally(out.codes ? &*out.codes : nullptr);
   FirstIndices clipped(options.listed_outliers);
+  ExtremeValues extremes(kKeptAtEachEnd);
   std::optional<EvidenceGatherer> evidence;
   if (options.row_evidence) evidence.emplace(rows, options.channel_evidence ? qw.values.codes.get() : nullptr, adjust.float_row_factor);
   const auto gather = [&](const Chunk& c) {
@@ -443,6 +449,7 @@ std::optional<WeightAnalysis> analyze(const WeightView& fw, const WeightView& qw
   reader.each(Sides::kBothWithCodes, chunk, [&](const Chunk& c) {
     fm.add(c.f.data(), c.size);
     qm.add(c.q.data(), c.size);
+    extremes.add(c.f.data(), c.size, c.first);
     if (fquant) {
       fquant->count_pass(c.f.data(), c.size);
       qquant->count_pass(c.q.data(), c.size);
@@ -558,17 +565,22 @@ std::optional<WeightAnalysis> analyze(const WeightView& fw, const WeightView& qw
   // x - mean is monotone in x: no value lies beyond the limit unless an end of the range does.
   const bool outliers_possible =
       limit > 0 && (out.float_values.max - mean > limit || mean - out.float_values.min > limit);
-  // Exact values count the outliers from their bins; the float side is then read again only to
-  // list where the first ones are, and only until they are found when it is read in canonical
-  // order (the count says when the last one has been seen).
-  const std::int64_t counted = outliers_possible && fquant ? fquant->count_beyond(mean, limit) : -1;
+  // Every outlier, when the ends kept in pass 1 hold them all: no read for them. Otherwise exact
+  // values count them from their bins, and the float side is read again only to list where the
+  // first ones are, and only until they are found when it is read in canonical order (the count
+  // says when the last one has been seen); without either, it is read again for both.
+  std::optional<std::vector<std::uint64_t>> all_outliers;
+  if (outliers_possible) all_outliers = extremes.beyond(mean, limit, [&](std::uint64_t p) { return walk.canonical(p); });
+  const std::int64_t counted =
+      all_outliers ? static_cast<std::int64_t>(all_outliers->size()) : outliers_possible && fquant ? fquant->count_beyond(mean, limit) : -1;
   if (counted >= 0) out.outliers_beyond_sigma = static_cast<std::uint64_t>(counted);
   const std::uint64_t to_list = counted >= 0 ? std::min<std::uint64_t>(static_cast<std::uint64_t>(counted), options.listed_outliers) : 0;
-  const bool find_outliers = outliers_possible && (counted < 0 || to_list > 0);
-  const bool float_again = (fquant && fquant->needs_second_pass()) || find_outliers;
+  const bool find_outliers = outliers_possible && !all_outliers && (counted < 0 || to_list > 0);
+  const bool float_bins_again = fquant && fquant->needs_second_pass();  // never with exact bins
+  const bool float_again = float_bins_again || find_outliers;
   const bool quant_again = qquant && qquant->needs_second_pass();
-  // (Exact bins never need a second pass of their own: only the listing reads the float side.)
-  const bool stop_when_listed = counted >= 0 && reader.canonical_order() && !quant_again;
+  // A pass that only lists outliers already counted ends with the last of them.
+  const bool stop_when_listed = find_outliers && counted >= 0 && reader.canonical_order() && !float_bins_again && !quant_again;
   FirstIndices outliers(options.listed_outliers);
   std::uint64_t found = 0;
   if (float_again || quant_again)
@@ -584,7 +596,8 @@ std::optional<WeightAnalysis> analyze(const WeightView& fw, const WeightView& qw
       return !(stop_when_listed && found >= to_list);
     });
   if (counted < 0) out.outliers_beyond_sigma = found;
-  out.outlier_indices = outliers.sorted();
+  if (all_outliers) all_outliers->resize(static_cast<std::size_t>(to_list));
+  out.outlier_indices = all_outliers ? std::move(*all_outliers) : outliers.sorted();
   if (options.quantiles) {
     out.float_values.quantiles = fquant->quantiles();
     out.dequantized.quantiles = qquant->quantiles();

@@ -1,11 +1,13 @@
 // The quantile bins of the weight analysis (weights/distribution.h): with exact values (a float16
 // or bfloat16 weight, one bin per bit pattern) they must give what the general bins give after
 // their second pass, value for value; a side that is not what it was said to be must be caught,
-// and the analysis must then give the general path's figures.
+// and the analysis must then give the general path's figures. The ends of a weight kept in its
+// first pass (weights/extreme_values.h) must answer with every outlier or not at all.
 #define BOOST_TEST_MODULE distribution
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -14,6 +16,7 @@
 #include "onnx_format/element_decode.h"
 #include "quant/dequantize.h"
 #include "weights/distribution.h"
+#include "weights/extreme_values.h"
 #include "weights/weight_analysis.h"
 
 using namespace vq;
@@ -155,31 +158,50 @@ void check_same(const WeightAnalysis& a, const WeightAnalysis& b) {
   BOOST_TEST(a.error.sqnr_db == b.error.sqnr_db);
 }
 
+// Every outlier of a weight, counted and listed by brute force from the analysis' own mean and
+// std: what both the kept ends and a second read must find.
+void check_outliers(const std::vector<double>& f, const WeightAnalysis& a, const WeightAnalysisOptions& options) {
+  const double mean = a.float_values.mean, limit = options.outlier_sigmas * a.float_values.std;
+  std::vector<std::uint64_t> all;
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (std::fabs(f[i] - mean) > limit) all.push_back(i);
+  BOOST_TEST(a.outliers_beyond_sigma == all.size());
+  all.resize(std::min(all.size(), options.listed_outliers));
+  BOOST_TEST(a.outlier_indices == all);
+}
+
 }  // namespace
 
-// The whole analysis of a float16 weight (exact bins, outliers counted from them, the float side
-// read again only until the listed outliers are found) against the same values said to be float32
-// (the general path).
+// The whole analysis of a float16 weight (exact bins; outliers from the ends kept in the first
+// pass, or counted from the bins and the float side read again only until the listed ones are
+// found) against the same values said to be float32 (the general path), and both against brute force.
 BOOST_AUTO_TEST_CASE(a_float16_weight_is_analysed_as_the_general_path_analyses_it) {
   std::vector<double> f = half_values(512 * 640, 9, false);
   f[5] = f[6] = 0.5;  // finite outliers instead of infinities (these would make every figure NaN)
   f[7] = -0.25;
   for (std::size_t i = 100000; i < 100040; ++i) f[i] = 0.3;  // more outliers than are listed
-  // A step of 0.001 leaves fine bins of the dequantised side with several values (it is read
-  // again); one of 0.01 does not (the float side alone is read again, until its outliers are found).
-  for (const double step : {0.001, 0.01}) {
-    std::vector<double> q(f.size());
-    for (std::size_t i = 0; i < f.size(); ++i) q[i] = std::round(f[i] / step) * step;
-    const WeightView quant = view_of(q, 512, "float");
-    for (const bool detail : {true, false}) {
-      BOOST_TEST_CONTEXT("step " << step << (detail ? ", detail" : ", summary")) {
-        WeightAnalysisOptions options;
-        options.histograms = options.quantiles = detail;
-        const WeightAnalysis exact = analyze_weight_pair(view_of(f, 512, "float16"), quant, {}, options);
-        const WeightAnalysis general = analyze_weight_pair(view_of(f, 512, "float"), quant, {}, options);
-        BOOST_TEST(exact.outliers_beyond_sigma == 43u);
-        BOOST_TEST(exact.outlier_indices.size() == 32u);  // the first listed, in canonical order
-        check_same(exact, general);
+  // 43 outliers are all kept at the ends in the first pass; 3,043 are more than are kept there
+  // (the float side is read again for them).
+  for (const std::size_t many : {0, 3000}) {
+    std::vector<double> g = f;
+    for (std::size_t i = 0; i < many; ++i) g[200000 + 7 * i] = i % 2 ? 0.3 : -0.3;
+    // A step of 0.001 leaves fine bins of the dequantised side with several values (it is read
+    // again); one of 0.01 does not (the float side alone is read again, until its outliers are found).
+    for (const double step : {0.001, 0.01}) {
+      std::vector<double> q(g.size());
+      for (std::size_t i = 0; i < g.size(); ++i) q[i] = std::round(g[i] / step) * step;
+      const WeightView quant = view_of(q, 512, "float");
+      for (const bool detail : {true, false}) {
+        BOOST_TEST_CONTEXT(many + 43 << " outliers, step " << step << (detail ? ", detail" : ", summary")) {
+          WeightAnalysisOptions options;
+          options.histograms = options.quantiles = detail;
+          const WeightAnalysis exact = analyze_weight_pair(view_of(g, 512, "float16"), quant, {}, options);
+          const WeightAnalysis general = analyze_weight_pair(view_of(g, 512, "float"), quant, {}, options);
+          BOOST_TEST(exact.outliers_beyond_sigma == 43u + many);
+          BOOST_TEST(exact.outlier_indices.size() == 32u);  // the first listed, in canonical order
+          check_same(exact, general);
+          check_outliers(g, exact, options);
+        }
       }
     }
   }
@@ -192,4 +214,50 @@ BOOST_AUTO_TEST_CASE(a_float16_weight_is_analysed_as_the_general_path_analyses_i
   const WeightAnalysis caught = analyze_weight_pair(view_of(g, 512, "float16"), quant, {}, WeightAnalysisOptions{});
   const WeightAnalysis general = analyze_weight_pair(view_of(g, 512, "float"), quant, {}, WeightAnalysisOptions{});
   check_same(caught, general);
+}
+
+// The ends kept in one pass (weights/extreme_values.h): whenever they answer, the answer is every
+// value beyond the limit, however the values come (shuffled, ascending, descending; ties at the
+// bars, NaN, infinities, signed zeros), through many compactions (a small `keep`).
+BOOST_AUTO_TEST_CASE(kept_ends_answer_only_with_every_outlier) {
+  std::mt19937 rng(17);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::size_t answered = 0, declined = 0;
+  for (const std::size_t outliers : {0, 5, 15, 16, 17, 40, 400}) {
+    for (const int order : {0, 1, 2}) {
+      std::vector<double> v(20000);
+      for (double& x : v) x = std::round(normal(rng) * 8) / 8;  // coarse: many ties
+      for (std::size_t i = 0; i < outliers; ++i) v[i] = i % 3 ? 9.0 + static_cast<double>(i % 4) : -9.0;
+      v[outliers] = std::numeric_limits<double>::quiet_NaN();
+      v[outliers + 1] = -0.0;
+      if (outliers == 400) v[outliers + 2] = INFINITY;
+      if (order == 0) std::shuffle(v.begin(), v.end(), rng);
+      if (order == 1) std::sort(v.begin(), v.end());  // NaN stays where the sort leaves it
+      if (order == 2) std::sort(v.begin(), v.end(), [](double a, double b) { return a > b; });
+      ExtremeValues ends(16);
+      for (std::size_t at = 0; at < v.size(); at += 1000) ends.add(v.data() + at, std::min<std::size_t>(1000, v.size() - at), at);
+      // Positions are mapped back through index_of: here each position's index is its negation's rank.
+      const auto index_of = [&](std::uint64_t p) { return v.size() - 1 - p; };
+      for (const double limit : {3.0, 6.0, 8.9}) {
+        BOOST_TEST_CONTEXT(outliers << " outliers, order " << order << ", limit " << limit) {
+          std::vector<std::uint64_t> expected;
+          for (std::size_t i = 0; i < v.size(); ++i)
+            if (std::fabs(v[i] - 0.01) > limit) expected.push_back(index_of(i));
+          std::sort(expected.begin(), expected.end());
+          const auto found = ends.beyond(0.01, limit, index_of);
+          if (found) {
+            ++answered;
+            BOOST_TEST(*found == expected);
+          } else {
+            ++declined;
+            // Values in no particular order with fewer outliers than are kept: it answers. (In an
+            // adversarial order it may decline when an early bar lies beyond the limit.)
+            if (order == 0) BOOST_TEST(expected.size() >= 16u);
+          }
+        }
+      }
+    }
+  }
+  BOOST_TEST(answered > 0u);
+  BOOST_TEST(declined > 0u);  // 400 outliers at one end are more than 16 kept
 }
