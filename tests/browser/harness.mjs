@@ -124,26 +124,29 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: path.join(shotsDir, `${name}.png`) });
 }
 
-/** Waits until both graphs are drawn (and, with `analysed`, the weight analysis and lint are in). */
+/**
+ * Waits until both graphs are drawn and their node lists are whole (and, with `analysed`, the weight
+ * analysis and lint are in: 'ready', which implies the lists).
+ */
 export async function waitDrawn(page, analysed = true) {
   await page.waitForFunction((want) => {
     const s = document.body.dataset.state;
-    return want ? s === 'ready' : s === 'drawn' || s === 'ready';
+    return want ? s === 'ready' : (s === 'drawn' || s === 'ready') && document.body.dataset.listed === 'yes';
   }, analysed, { timeout: 60000 });
 }
 
 /**
- * Waits until `test(arg)` holds in the page and its node lists are complete (the page 'drawn' or
- * 'ready'). A new layout (a group opened or closed, the raw view) empties the accessible lists and
- * builds them again over several tasks (web/src/ui/node_list.ts); a list read between two of them
- * is partial: a group the test waits to see gone is gone from an empty list too.
+ * Waits until `test(arg)` holds in the page and its node lists are complete (data-listed). A new
+ * layout (a group opened or closed, the raw view) empties the accessible lists and builds them
+ * again over several tasks (web/src/ui/node_list.ts); a list read between two of them is partial:
+ * a group the test waits to see gone is gone from an empty list too.
  */
 export async function waitListed(page, test, arg = null, options = {}) {
   // In three waits, not one expression (the page's CSP refuses a string to evaluate): `test` first
-  // holds once the new layout's task has run, and that task also set the page 'drawing'; 'drawn'
-  // then means the lists are whole, and `test` is asked again of them.
+  // holds once the new layout's task has run, and that task also set data-listed 'no'; 'yes' then
+  // means the lists are whole, and `test` is asked again of them.
   await page.waitForFunction(test, arg, options);
-  await page.waitForFunction(() => ['drawn', 'ready'].includes(document.body.dataset.state), null, options);
+  await page.waitForFunction(() => document.body.dataset.listed === 'yes', null, options);
   await page.waitForFunction(test, arg, options);
 }
 
