@@ -11,6 +11,17 @@ const env = useBrowserOnFolder('/large/', () => generatePair('make_large_pair.py
 
 test('a 5,000-op pair (15,000 quantized nodes) opens, draws and pans smoothly', async (t) => {
   const page = await newPage(env.browser.context);
+  // The page's states as they change ("state/listed"): 'drawn' comes with the frame that shows the
+  // graphs, before the node lists are whole; 'ready' only once they are.
+  await page.addInitScript(() => {
+    window.__vqStates = [];
+    const note = () => {
+      const s = `${document.body.dataset.state ?? ''}/${document.body.dataset.listed ?? ''}`;
+      if (window.__vqStates.at(-1) !== s) window.__vqStates.push(s);
+    };
+    const watch = () => new MutationObserver(note).observe(document.body, { attributes: true, attributeFilter: ['data-state', 'data-listed'] });
+    if (document.body) watch(); else document.addEventListener('DOMContentLoaded', watch);
+  });
   const started = Date.now();
   await page.goto(`${env.server.url}?float=large/float.onnx&quant=large/quant.onnx&groups=open`);  // whole, not on its 25 stages
   await waitDrawn(page, false);
@@ -18,6 +29,11 @@ test('a 5,000-op pair (15,000 quantized nodes) opens, draws and pans smoothly', 
   await waitDrawn(page, true);
   const analysedAfter = (Date.now() - started) / 1000;
   assert.equal(await page.$$eval('#graph-float li[data-kind="op"]', (l) => l.length), 5001);
+  const states = await page.evaluate(() => window.__vqStates);
+  const drawnFirst = states.indexOf('drawn/no'), listed = states.findIndex((s) => s.endsWith('/yes'));
+  assert.ok(drawnFirst >= 0 && drawnFirst < listed, `drawn before the lists are whole: ${states.join(', ')}`);
+  assert.ok(!states.includes('ready/no'), `never ready before the lists: ${states.join(', ')}`);
+  assert.equal(states.at(-1), 'ready/yes');
 
   // The layer table of 2,500 layers keeps only the rows near the view in the page; scrolled to its
   // end it shows the last one, which selects its layer in both graphs like any row.
