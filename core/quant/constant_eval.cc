@@ -64,7 +64,7 @@ std::optional<ConstantView> stored_view(const Model& m, TensorId t) {
     return std::nullopt;
   auto reader = std::make_shared<ElementReader>(m, tensor);
   return ConstantView{tensor.dims, [reader](std::uint64_t i) { return reader->at(i); }, tensor.type->name, false,
-                    [reader](std::uint64_t first, std::size_t n, double* out) { reader->read(first, n, out); }, nullptr};
+                    [reader](std::uint64_t first, std::size_t n, double* out) { reader->read(first, n, out); }, nullptr, nullptr};
 }
 
 std::optional<ConstantView> dequantized_view(const Model& m, ValueId x, ValueId scale, ValueId zp, std::int64_t axis,
@@ -81,7 +81,7 @@ std::optional<ConstantView> dequantized_view(const Model& m, ValueId x, ValueId 
   try {
     auto dq = std::make_shared<ElementDequantizer>(m, m.tensors[xt], p);
     ConstantView v{m.tensors[xt].dims, [dq](std::uint64_t i) { return dq->at(i); }, m.tensors[xt].type->name, true,
-                   [dq](std::uint64_t first, std::size_t n, double* out) { dq->read(first, n, out); }, nullptr};
+                   [dq](std::uint64_t first, std::size_t n, double* out) { dq->read(first, n, out); }, nullptr, nullptr};
     if (const auto range = integer_code_range(*m.tensors[xt].type)) {
       auto codes = std::make_shared<CodeAccess>();
       codes->type = m.tensors[xt].type->name;
@@ -90,6 +90,9 @@ std::optional<ConstantView> dequantized_view(const Model& m, ValueId x, ValueId 
       codes->at = [dq](std::uint64_t i, double& code, double& step) { dq->code_at(i, code, step); };
       codes->read = [dq](std::uint64_t first, std::size_t n, double* c, double* s) { dq->read_codes(first, n, c, s); };
       v.codes = codes;
+      v.read_with_codes = [dq](std::uint64_t first, std::size_t n, double* values, double* c, double* s) {
+        dq->read_with_codes(first, n, values, c, s);
+      };
     }
     return v;
   } catch (const Error&) {
@@ -212,6 +215,11 @@ std::optional<ConstantView> constant_view(const Model& m, ValueId v, int depth) 
         run(first, count, out);
         for (std::size_t i = 0; i < count; ++i) out[i] = convert(out[i]);
       };
+    if (auto run = in->read_with_codes)
+      in->read_with_codes = [run, convert](std::uint64_t first, std::size_t count, double* out, double* codes, double* steps) {
+        run(first, count, out, codes, steps);
+        for (std::size_t i = 0; i < count; ++i) out[i] = convert(out[i]);
+      };
     in->stored_type = to->name;
     return in;
   }
@@ -254,6 +262,7 @@ std::optional<ConstantView> constant_view(const Model& m, ValueId v, int depth) 
     }
     in->dims = out_dims;
     in->read = nullptr;  // no longer contiguous
+    in->read_with_codes = nullptr;
     return in;
   }
   return std::nullopt;

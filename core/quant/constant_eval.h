@@ -38,6 +38,10 @@ struct ConstantView {
   bool dequantized = false;  // went through a DequantizeLinear
   std::function<void(std::uint64_t, std::size_t, double*)> read;  // optional
   std::shared_ptr<const CodeAccess> codes;                         // when it dequantises integer codes
+  // Optional, with codes: a contiguous run's values, codes and steps at once, each code decoded
+  // once (the weight analysis reads all three of every element). A wrapper that changes `read`
+  // changes or drops this too.
+  std::function<void(std::uint64_t, std::size_t, double*, double*, double*)> read_with_codes;
 
   void read_run(std::uint64_t first, std::size_t count, double* out) const {
     if (read) read(first, count, out);

@@ -189,18 +189,29 @@ void for_each_parameter_run(const QuantBroadcast& b, std::uint64_t first, std::s
 
 void ElementDequantizer::read(std::uint64_t first, std::size_t count, double* out) const {
   codes_.read(first, count, out);
+  dequantize(first, count, out, out, nullptr);
+}
+
+void ElementDequantizer::read_with_codes(std::uint64_t first, std::size_t count, double* values, double* codes, double* steps) const {
+  codes_.read(first, count, codes);
+  dequantize(first, count, codes, values, steps);
+}
+
+void ElementDequantizer::dequantize(std::uint64_t first, std::size_t count, const double* codes, double* values, double* steps) const {
   const bool has_zp = !zero_points_.empty();
   const ElementType type = out_type_;
   for_each_parameter_run(broadcast_, first, count, [&](std::size_t j, std::size_t n, std::uint64_t k) {
     const double zero_point = has_zp ? zero_points_[k] : 0.0, scale = scales_[k];
-    double* o = out + j;
+    const double* c = codes + j;
+    double* o = values + j;
+    if (steps) std::fill(steps + j, steps + j + n, scale);
     // The common float32 scale gets a loop of its own, free of the per-type switch: this is the
     // inner loop of reading every quantized weight.
     if (type == ElementType::Float32) {
       const float zp = static_cast<float>(zero_point), s = static_cast<float>(scale);
-      for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<double>((static_cast<float>(o[i]) - zp) * s);
+      for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<double>((static_cast<float>(c[i]) - zp) * s);
     } else {
-      for (std::size_t i = 0; i < n; ++i) o[i] = dequantized_value(o[i], zero_point, scale, type);
+      for (std::size_t i = 0; i < n; ++i) o[i] = dequantized_value(c[i], zero_point, scale, type);
     }
   });
 }

@@ -70,8 +70,12 @@ class ElementDequantizer {
   // The stored code of an element and its step (the scale it is multiplied by).
   void code_at(std::uint64_t index, double& code, double& step) const;
   void read_codes(std::uint64_t first, std::size_t count, double* codes, double* steps) const;
+  // read and read_codes at once, each code decoded once.
+  void read_with_codes(std::uint64_t first, std::size_t count, double* values, double* codes, double* steps) const;
 
  private:
+  // values[i] from codes[i] (the same array or not), and the steps when asked.
+  void dequantize(std::uint64_t first, std::size_t count, const double* codes, double* values, double* steps) const;
   ElementReader codes_;
   std::vector<double> scales_, zero_points_;
   ElementType out_type_;

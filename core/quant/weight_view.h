@@ -50,7 +50,9 @@ std::vector<double> integer_weight_scale(const Model& model, const Node& node);
 // Canonical rows [first, first + count) into out[(r - first) * cols + c], read in contiguous runs
 // of the stored layout (one run per block of inner elements).
 void read_weight_rows(const WeightView& w, std::uint64_t first, std::uint64_t count, double* out);
-// The same rows' integer codes and steps (requires w.values.codes).
-void read_code_rows(const WeightView& w, std::uint64_t first, std::uint64_t count, double* codes, double* steps);
+// The same rows' integer codes and steps (requires w.values.codes), and their values as
+// read_weight_rows gives them when `values` is not null (each code decoded once where the view can).
+void read_code_rows(const WeightView& w, std::uint64_t first, std::uint64_t count, double* codes, double* steps,
+                    double* values = nullptr);
 
 }  // namespace vq

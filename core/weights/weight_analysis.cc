@@ -160,16 +160,23 @@ class ChunkReader {
       c.codes.resize(n);
       c.steps.resize(n);
     }
+    // The dequantised values with their codes in one decode where the view can (with_codes
+    // implies with_quant).
     if (same_order_) {
       if (c.with_float) fw_.values.read_run(c.first, n, c.f.data());
+      const CodeAccess* codes = c.with_codes ? qw_.values.codes.get() : nullptr;
+      if (codes && qw_.values.read_with_codes) {
+        qw_.values.read_with_codes(c.first, n, c.q.data(), c.codes.data(), c.steps.data());
+        return;
+      }
       if (c.with_quant) qw_.values.read_run(c.first, n, c.q.data());
-      if (c.with_codes) qw_.values.codes->read_run(c.first, n, c.codes.data(), c.steps.data());
+      if (codes) codes->read_run(c.first, n, c.codes.data(), c.steps.data());
       return;
     }
     const std::uint64_t row = c.first / walk_.cols, rows = n / walk_.cols;
     if (c.with_float) read_weight_rows(fw_, row, rows, c.f.data());
-    if (c.with_quant) read_weight_rows(qw_, row, rows, c.q.data());
-    if (c.with_codes) read_code_rows(qw_, row, rows, c.codes.data(), c.steps.data());
+    if (c.with_codes) read_code_rows(qw_, row, rows, c.codes.data(), c.steps.data(), c.q.data());
+    else if (c.with_quant) read_weight_rows(qw_, row, rows, c.q.data());
   }
 
   void adjust(Chunk& c) const {

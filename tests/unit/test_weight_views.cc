@@ -9,6 +9,7 @@
 
 #include "align/weight_signature.h"
 #include "quant/constant_eval.h"
+#include "quant/dequantize.h"
 #include "quant/logical_graph.h"
 #include "quant/weight_view.h"
 #include "unit/test_support.h"
@@ -174,34 +175,54 @@ namespace {
 
 // A view's runs (read_run: how the weight analysis reads it) hold the values of its elements one
 // by one (at), and its codes' runs their codes and steps, whatever the run's start and length: runs
-// that start and end inside a block, a row, or cross several.
+// that start and end inside a block, a row, or cross several. So do the runs of values, codes and
+// steps read at once (read_with_codes), where the view has them.
 void check_runs_match_elements(const WeightView& w, const std::string& what) {
   const std::uint64_t n = element_count_of(w.values.dims);
   BOOST_REQUIRE_MESSAGE(n > 0, what);
   for (const std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{13}, std::size_t{100}, static_cast<std::size_t>(n)}) {
-    std::vector<double> values(n), codes(n), steps(n);
+    std::vector<double> values(n), codes(n), steps(n), together(n, -1), together_codes(n, -1), together_steps(n, -1);
     for (std::uint64_t first = 0; first < n; first += piece) {
       const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(piece, n - first));
       w.values.read_run(first, count, values.data() + first);
       if (w.values.codes) w.values.codes->read_run(first, count, codes.data() + first, steps.data() + first);
+      if (w.values.read_with_codes)
+        w.values.read_with_codes(first, count, together.data() + first, together_codes.data() + first, together_steps.data() + first);
     }
     std::size_t wrong = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
       double code = 0, step = 0;
       if (w.values.codes) w.values.codes->at(i, code, step);
-      const bool same = values[i] == w.values.at(i) && (!w.values.codes || (codes[i] == code && steps[i] == step));
+      bool same = values[i] == w.values.at(i) && (!w.values.codes || (codes[i] == code && steps[i] == step));
+      if (w.values.read_with_codes) same = same && together[i] == values[i] && together_codes[i] == code && together_steps[i] == step;
       if (!same && wrong++ < 3) BOOST_ERROR(what << " in pieces of " << piece << ": element " << i << " differs");
     }
     BOOST_TEST(wrong == 0u, what << " in pieces of " << piece);
   }
+  if (!w.values.codes) return;
+  // Canonical rows as the weight analysis gathers them: values with the codes, or apart.
+  const std::uint64_t rows = w.layout.rows, cols = w.layout.cols;
+  std::vector<double> apart(n), together(n), codes_apart(n), steps_apart(n), codes_together(n), steps_together(n);
+  for (std::uint64_t first = 0; first < rows; first += 2) {
+    const std::uint64_t count = std::min<std::uint64_t>(2, rows - first);
+    read_weight_rows(w, first, count, apart.data() + first * cols);
+    read_code_rows(w, first, count, codes_apart.data() + first * cols, steps_apart.data() + first * cols);
+    read_code_rows(w, first, count, codes_together.data() + first * cols, steps_together.data() + first * cols, together.data() + first * cols);
+  }
+  BOOST_TEST(together == apart, what << ": rows' values read with their codes");
+  BOOST_TEST(codes_together == codes_apart, what << ": rows' codes read with their values");
+  BOOST_TEST(steps_together == steps_apart, what << ": rows' steps read with their values");
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(packed_block_runs_read_what_single_elements_read) {
   // MatMulNBits and GatherBlockQuantized as ONNX Runtime writes them, and hand-made tables with
-  // short last blocks, packed zero points and 8-bit codes.
-  for (const std::string& pair : {"ort_matmulnbits_4bit", "vendor_trt_int4_awq", "ort_qdq_blockwise_int4"}) {
+  // short last blocks, packed zero points and 8-bit codes; with them, the other views that read
+  // values with their codes (DequantizeLinear per tensor, per channel and blockwise; ConvInteger
+  // and MatMulInteger with their rescale; QLinear ops).
+  for (const std::string& pair : {"ort_matmulnbits_4bit", "vendor_trt_int4_awq", "ort_qdq_blockwise_int4", "ort_dynamic_mlp",
+                                  "ort_dynamic_if_loop", "ort_qoperator_cnn", "torch_eager_ptq_cnn_perchannel", "ort_qdq_int16_contrib"}) {
     const Model q = load_model_file(pair_file(pair, "quant"));
     const LogicalGraph g = build_logical_graph(q);
     std::size_t views = 0;
@@ -219,10 +240,64 @@ BOOST_AUTO_TEST_CASE(packed_block_runs_read_what_single_elements_read) {
   for (int i = 0; i < 5 * 3; ++i) scales.push_back(0.125f * static_cast<float>(i + 1));
   const Model with_zps = gather_block_quantized_model(4, 5, 40, 16, codes, scales, zps);
   const Model plain = gather_block_quantized_model(8, 5, 40, 16, codes, scales, {});
+  // Runs of 7 and 13 elements start in the middle of a byte of 4-bit codes.
   for (const Model* m : {&with_zps, &plain}) {
     const LogicalGraph g = build_logical_graph(*m);
     auto w = op_weight_view(*m, g.ops.front());
     BOOST_REQUIRE(w);
+    BOOST_TEST(static_cast<bool>(w->values.read_with_codes));
     check_runs_match_elements(*w, m == &plain ? "8-bit table" : "4-bit table, packed zero points");
   }
+}
+
+BOOST_AUTO_TEST_CASE(values_read_with_their_codes_follow_casts_and_transposes) {
+  // int8 codes -> DequantizeLinear (per row) -> Cast to float16 -> Transpose: the Cast's values are
+  // rounded to float16 whether read alone or with their codes; the Transpose's are no longer one run
+  // of the stored codes, and are read element by element.
+  onnx::ModelProto proto = identity_model();
+  auto* g = proto.mutable_graph();
+  g->clear_node();
+  std::vector<std::int32_t> codes;
+  for (int i = 0; i < 4 * 6; ++i) codes.push_back((i * 37) % 255 - 127);
+  *g->add_initializer() = int_tensor("w", onnx::TensorProto::INT8, {4, 6}, codes);
+  *g->add_initializer() = float_tensor("scale", {4}, {0.0123f, 0.37f, 1.0f / 3, 2.5e-3f});
+  onnx::NodeProto dq = make_node("DequantizeLinear", {"w", "scale"}, {"dq"});
+  auto* axis = dq.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  *g->add_node() = dq;
+  onnx::NodeProto cast = make_node("Cast", {"dq"}, {"half"});
+  auto* to = cast.add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(onnx::TensorProto::FLOAT16);
+  *g->add_node() = cast;
+  *g->add_node() = make_node("Transpose", {"half"}, {"t"});
+  *g->add_node() = make_node("Identity", {"X"}, {"Y"});
+  const Model m = load_bytes(serialize(proto));
+  auto value_named = [&m](const std::string& name) {
+    for (ValueId v = 0; v < m.values.size(); ++v)
+      if (m.values[v].name == name) return v;
+    BOOST_FAIL("no value " << name);
+    return kNone;
+  };
+  const auto half = constant_view(m, value_named("half"));
+  BOOST_REQUIRE(half);
+  BOOST_REQUIRE(half->read_with_codes);
+  std::vector<double> alone(24), together(24), c(24), s(24);
+  half->read_run(0, 24, alone.data());
+  half->read_with_codes(0, 24, together.data(), c.data(), s.data());
+  BOOST_TEST(together == alone);
+  std::size_t rounded = 0;
+  for (std::size_t i = 0; i < 24; ++i) {
+    BOOST_TEST(alone[i] == round_to_float16(static_cast<float>(alone[i])));
+    rounded += alone[i] != static_cast<double>(static_cast<float>(codes[i]) * std::vector<float>{0.0123f, 0.37f, 1.0f / 3, 2.5e-3f}[i / 6]);
+    BOOST_TEST(c[i] == codes[i]);
+  }
+  BOOST_TEST(rounded > 0u);  // the Cast did round: a view that forgot it would fail above
+  const auto t = constant_view(m, value_named("t"));
+  BOOST_REQUIRE(t);
+  BOOST_TEST(!t->read_with_codes);
+  BOOST_TEST(!t->read);
 }
