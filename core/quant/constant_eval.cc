@@ -7,6 +7,7 @@
 #include "quant/dequantize.h"
 #include "quant/quant_forms.h"
 #include "quant/quantize.h"
+#include "quant/transposed_runs.h"
 #include "util/error.h"
 
 namespace vq {
@@ -253,16 +254,65 @@ std::optional<ConstantView> constant_view(const Model& m, ValueId v, int depth) 
     };
     auto source = in->at;
     in->at = [source, source_index](std::uint64_t flat) { return source(source_index(flat)); };
+    // A matrix transposed is read in runs of the stored one (transposed_runs.h); any other
+    // permutation element by element.
+    const bool matrix = rank == 2 && perm[0] == 1 && perm[1] == 0;
+    const auto a = matrix ? static_cast<std::uint64_t>(in->dims[0]) : 0, b = matrix ? static_cast<std::uint64_t>(in->dims[1]) : 0;
     if (in->codes) {
       auto codes = std::make_shared<CodeAccess>(*in->codes);
       auto code_at = in->codes->at;
       codes->at = [code_at, source_index](std::uint64_t flat, double& code, double& step) { code_at(source_index(flat), code, step); };
       codes->read = nullptr;
+      if (matrix && in->codes->read)
+        codes->read = [read = in->codes->read, a, b](std::uint64_t first, std::size_t count, double* code, double* step) {
+          std::vector<double> c, s;  // per call: a transpose may read through another
+          for_each_transposed_piece(
+              a, b, first, count,
+              [&](std::uint64_t at, std::size_t n) {
+                c.resize(n);
+                s.resize(n);
+                read(at, n, c.data(), s.data());
+              },
+              [&](std::size_t k, std::size_t to) {
+                code[to] = c[k];
+                step[to] = s[k];
+              });
+        };
       in->codes = codes;
     }
+    std::function<void(std::uint64_t, std::size_t, double*)> read;
+    std::function<void(std::uint64_t, std::size_t, double*, double*, double*)> read_with_codes;
+    if (matrix && in->read)
+      read = [read = in->read, a, b](std::uint64_t first, std::size_t count, double* out) {
+        std::vector<double> v;  // per call: a transpose may read through another
+        for_each_transposed_piece(
+            a, b, first, count,
+            [&](std::uint64_t at, std::size_t n) {
+              v.resize(n);
+              read(at, n, v.data());
+            },
+            [&](std::size_t k, std::size_t to) { out[to] = v[k]; });
+      };
+    if (matrix && in->read_with_codes)
+      read_with_codes = [read = in->read_with_codes, a, b](std::uint64_t first, std::size_t count, double* out, double* code, double* step) {
+        std::vector<double> v, c, s;  // per call: a transpose may read through another
+        for_each_transposed_piece(
+            a, b, first, count,
+            [&](std::uint64_t at, std::size_t n) {
+              v.resize(n);
+              c.resize(n);
+              s.resize(n);
+              read(at, n, v.data(), c.data(), s.data());
+            },
+            [&](std::size_t k, std::size_t to) {
+              out[to] = v[k];
+              code[to] = c[k];
+              step[to] = s[k];
+            });
+      };
     in->dims = out_dims;
-    in->read = nullptr;  // no longer contiguous
-    in->read_with_codes = nullptr;
+    in->read = std::move(read);
+    in->read_with_codes = std::move(read_with_codes);
     return in;
   }
   return std::nullopt;

@@ -177,28 +177,32 @@ namespace {
 // by one (at), and its codes' runs their codes and steps, whatever the run's start and length: runs
 // that start and end inside a block, a row, or cross several. So do the runs of values, codes and
 // steps read at once (read_with_codes), where the view has them.
-void check_runs_match_elements(const WeightView& w, const std::string& what) {
-  const std::uint64_t n = element_count_of(w.values.dims);
+void check_view_runs(const ConstantView& v, const std::string& what) {
+  const std::uint64_t n = element_count_of(v.dims);
   BOOST_REQUIRE_MESSAGE(n > 0, what);
   for (const std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{13}, std::size_t{100}, static_cast<std::size_t>(n)}) {
     std::vector<double> values(n), codes(n), steps(n), together(n, -1), together_codes(n, -1), together_steps(n, -1);
     for (std::uint64_t first = 0; first < n; first += piece) {
       const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(piece, n - first));
-      w.values.read_run(first, count, values.data() + first);
-      if (w.values.codes) w.values.codes->read_run(first, count, codes.data() + first, steps.data() + first);
-      if (w.values.read_with_codes)
-        w.values.read_with_codes(first, count, together.data() + first, together_codes.data() + first, together_steps.data() + first);
+      v.read_run(first, count, values.data() + first);
+      if (v.codes) v.codes->read_run(first, count, codes.data() + first, steps.data() + first);
+      if (v.read_with_codes) v.read_with_codes(first, count, together.data() + first, together_codes.data() + first, together_steps.data() + first);
     }
     std::size_t wrong = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
       double code = 0, step = 0;
-      if (w.values.codes) w.values.codes->at(i, code, step);
-      bool same = values[i] == w.values.at(i) && (!w.values.codes || (codes[i] == code && steps[i] == step));
-      if (w.values.read_with_codes) same = same && together[i] == values[i] && together_codes[i] == code && together_steps[i] == step;
+      if (v.codes) v.codes->at(i, code, step);
+      bool same = values[i] == v.at(i) && (!v.codes || (codes[i] == code && steps[i] == step));
+      if (v.read_with_codes) same = same && together[i] == values[i] && together_codes[i] == code && together_steps[i] == step;
       if (!same && wrong++ < 3) BOOST_ERROR(what << " in pieces of " << piece << ": element " << i << " differs");
     }
     BOOST_TEST(wrong == 0u, what << " in pieces of " << piece);
   }
+}
+
+void check_runs_match_elements(const WeightView& w, const std::string& what) {
+  check_view_runs(w.values, what);
+  const std::uint64_t n = element_count_of(w.values.dims);
   if (!w.values.codes) return;
   // Canonical rows as the weight analysis gathers them: values with the codes, or apart.
   const std::uint64_t rows = w.layout.rows, cols = w.layout.cols;
@@ -222,7 +226,8 @@ BOOST_AUTO_TEST_CASE(packed_block_runs_read_what_single_elements_read) {
   // values with their codes (DequantizeLinear per tensor, per channel and blockwise; ConvInteger
   // and MatMulInteger with their rescale; QLinear ops).
   for (const std::string& pair : {"ort_matmulnbits_4bit", "vendor_trt_int4_awq", "ort_qdq_blockwise_int4", "ort_dynamic_mlp",
-                                  "ort_dynamic_if_loop", "ort_qoperator_cnn", "torch_eager_ptq_cnn_perchannel", "ort_qdq_int16_contrib"}) {
+                                  "ort_dynamic_if_loop", "ort_qoperator_cnn", "torch_eager_ptq_cnn_perchannel", "ort_qdq_int16_contrib",
+                                  "torch_transformer_ptq", "ortopt_transformer_ptq"}) {
     const Model q = load_model_file(pair_file(pair, "quant"));
     const LogicalGraph g = build_logical_graph(q);
     std::size_t views = 0;
@@ -251,9 +256,11 @@ BOOST_AUTO_TEST_CASE(packed_block_runs_read_what_single_elements_read) {
 }
 
 BOOST_AUTO_TEST_CASE(values_read_with_their_codes_follow_casts_and_transposes) {
-  // int8 codes -> DequantizeLinear (per row) -> Cast to float16 -> Transpose: the Cast's values are
-  // rounded to float16 whether read alone or with their codes; the Transpose's are no longer one run
-  // of the stored codes, and are read element by element.
+  // int8 codes -> DequantizeLinear (per row) -> Cast to float16 -> Transpose, twice: the Cast's
+  // values are rounded to float16 whether read alone or with their codes; the transposes' runs are
+  // read as runs of what they transpose (each through the other, for the second), and hold what
+  // their elements hold. A Reshape to three dimensions and a Transpose of those are read element by
+  // element.
   onnx::ModelProto proto = identity_model();
   auto* g = proto.mutable_graph();
   g->clear_node();
@@ -274,6 +281,21 @@ BOOST_AUTO_TEST_CASE(values_read_with_their_codes_follow_casts_and_transposes) {
   to->set_i(onnx::TensorProto::FLOAT16);
   *g->add_node() = cast;
   *g->add_node() = make_node("Transpose", {"half"}, {"t"});
+  *g->add_node() = make_node("Transpose", {"t"}, {"tt"});
+  onnx::TensorProto shape3;
+  shape3.set_name("shape3");
+  shape3.set_data_type(onnx::TensorProto::INT64);
+  shape3.add_dims(3);
+  for (std::int64_t d : {2, 3, 4}) shape3.add_int64_data(d);
+  *g->add_initializer() = shape3;
+  *g->add_node() = make_node("Reshape", {"half", "shape3"}, {"r3"});
+  onnx::NodeProto t3 = make_node("Transpose", {"r3"}, {"t3"});
+  auto* perm = t3.add_attribute();
+  perm->set_name("perm");
+  perm->set_type(onnx::AttributeProto::INTS);
+  for (int p : {2, 0, 1}) perm->add_ints(p);
+  *g->add_node() = t3;
+  add_value_info(g->add_value_info(), "r3", onnx::TensorProto::FLOAT16, {2, 3, 4});
   *g->add_node() = make_node("Identity", {"X"}, {"Y"});
   const Model m = load_bytes(serialize(proto));
   auto value_named = [&m](const std::string& name) {
@@ -298,6 +320,22 @@ BOOST_AUTO_TEST_CASE(values_read_with_their_codes_follow_casts_and_transposes) {
   BOOST_TEST(rounded > 0u);  // the Cast did round: a view that forgot it would fail above
   const auto t = constant_view(m, value_named("t"));
   BOOST_REQUIRE(t);
-  BOOST_TEST(!t->read_with_codes);
-  BOOST_TEST(!t->read);
+  BOOST_TEST((t->dims == std::vector<std::int64_t>{6, 4}));
+  BOOST_REQUIRE(t->read);
+  BOOST_REQUIRE(t->read_with_codes);
+  BOOST_REQUIRE(t->codes && t->codes->read);
+  for (std::size_t i = 0; i < 24; ++i) BOOST_TEST(t->at(i) == alone[(i % 4) * 6 + i / 4]);
+  check_view_runs(*t, "transposed");
+  const auto tt = constant_view(m, value_named("tt"));
+  BOOST_REQUIRE(tt);
+  BOOST_REQUIRE(tt->read_with_codes);
+  check_view_runs(*tt, "transposed twice");
+  std::vector<double> back(24);
+  tt->read_run(0, 24, back.data());
+  BOOST_TEST(back == alone);
+  const auto t3v = constant_view(m, value_named("t3"));
+  BOOST_REQUIRE(t3v);
+  BOOST_TEST(!t3v->read);
+  BOOST_TEST(!t3v->read_with_codes);
+  check_view_runs(*t3v, "3-D transpose");
 }
