@@ -265,18 +265,7 @@ std::optional<ConstantView> constant_view(const Model& m, ValueId v, int depth) 
       codes->read = nullptr;
       if (matrix && in->codes->read)
         codes->read = [read = in->codes->read, a, b](std::uint64_t first, std::size_t count, double* code, double* step) {
-          std::vector<double> c, s;  // per call: a transpose may read through another
-          for_each_transposed_piece(
-              a, b, first, count,
-              [&](std::uint64_t at, std::size_t n) {
-                c.resize(n);
-                s.resize(n);
-                read(at, n, c.data(), s.data());
-              },
-              [&](std::size_t k, std::size_t to) {
-                code[to] = c[k];
-                step[to] = s[k];
-              });
+          read_transposed<2>(a, b, first, count, {code, step}, [&](std::uint64_t at, std::size_t n, auto& p) { read(at, n, p[0].data(), p[1].data()); });
         };
       in->codes = codes;
     }
@@ -284,31 +273,12 @@ std::optional<ConstantView> constant_view(const Model& m, ValueId v, int depth) 
     std::function<void(std::uint64_t, std::size_t, double*, double*, double*)> read_with_codes;
     if (matrix && in->read)
       read = [read = in->read, a, b](std::uint64_t first, std::size_t count, double* out) {
-        std::vector<double> v;  // per call: a transpose may read through another
-        for_each_transposed_piece(
-            a, b, first, count,
-            [&](std::uint64_t at, std::size_t n) {
-              v.resize(n);
-              read(at, n, v.data());
-            },
-            [&](std::size_t k, std::size_t to) { out[to] = v[k]; });
+        read_transposed<1>(a, b, first, count, {out}, [&](std::uint64_t at, std::size_t n, auto& p) { read(at, n, p[0].data()); });
       };
     if (matrix && in->read_with_codes)
       read_with_codes = [read = in->read_with_codes, a, b](std::uint64_t first, std::size_t count, double* out, double* code, double* step) {
-        std::vector<double> v, c, s;  // per call: a transpose may read through another
-        for_each_transposed_piece(
-            a, b, first, count,
-            [&](std::uint64_t at, std::size_t n) {
-              v.resize(n);
-              c.resize(n);
-              s.resize(n);
-              read(at, n, v.data(), c.data(), s.data());
-            },
-            [&](std::size_t k, std::size_t to) {
-              out[to] = v[k];
-              code[to] = c[k];
-              step[to] = s[k];
-            });
+        read_transposed<3>(a, b, first, count, {out, code, step},
+                           [&](std::uint64_t at, std::size_t n, auto& p) { read(at, n, p[0].data(), p[1].data(), p[2].data()); });
       };
     in->dims = out_dims;
     in->read = std::move(read);

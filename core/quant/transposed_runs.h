@@ -4,8 +4,10 @@
 // spent about a quarter of its instructions in per-element calls (the small BERT pair).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace vq {
 
@@ -36,6 +38,24 @@ void for_each_transposed_piece(std::uint64_t a, std::uint64_t b, std::uint64_t f
     fetch(j * b + lo, n);
     for (std::size_t k = 0; k < n; ++k) put(k, static_cast<std::size_t>((lo + k) * a + j - first));
   }
+}
+
+// The run [first, first + count) of a transposed matrix into N parallel arrays (values; codes and
+// steps; or all three), each piece of the stored matrix read by read(at, n, pieces) into pieces[i],
+// vectors resized to n. The pieces are the call's own: a transpose may read through another.
+template <std::size_t N, typename Read>
+void read_transposed(std::uint64_t a, std::uint64_t b, std::uint64_t first, std::size_t count, const std::array<double*, N>& out,
+                     Read read) {
+  std::array<std::vector<double>, N> pieces;
+  for_each_transposed_piece(
+      a, b, first, count,
+      [&](std::uint64_t at, std::size_t n) {
+        for (std::vector<double>& p : pieces) p.resize(n);
+        read(at, n, pieces);
+      },
+      [&](std::size_t k, std::size_t to) {
+        for (std::size_t i = 0; i < N; ++i) out[i][to] = pieces[i][k];
+      });
 }
 
 }  // namespace vq
