@@ -263,6 +263,52 @@ class Session : public ExternalFiles {
       vq::WeightsRun& run = summary_run(report_progress);
       run.step(static_cast<std::uint64_t>(std::max(1.0, parameters)), report_progress);
       out["done"] = run.done();
+      out["shareDone"] = run.share_done();
+      out.update(run.last_step());
+      if (run.done()) finish_summary_run();
+      return vq::dump_compact(out);
+    });
+  }
+
+  // The summary's run shared with other instances of the core that opened the same pair (one core
+  // each: wasm has no threads): this one leads with share `part` of `parts`
+  // (WeightsRun::lead_with_share); weightsSlice() then tells when that share is done ("shareDone").
+  // Before the run's first slice.
+  CallResult weightsShare(unsigned part, unsigned parts) {
+    return with_comparison([&](const vq::Comparison&) {
+      if (!weights_summary_.is_null()) throw vq::Error(vq::ErrorCode::Usage, "the weights summary is already made");
+      summary_run({}).lead_with_share(part, parts);
+      return std::string();
+    });
+  }
+
+  // The pairs this instance's summary run analysed, as bytes another instance's weightsAbsorb()
+  // takes: kept until the next call, their size returned, the bytes viewed by weightsResultsBytes().
+  CallResult weightsResults() {
+    return with_comparison([&](const vq::Comparison&) {
+      if (!summary_run_) throw vq::Error(vq::ErrorCode::Usage, "no weights summary is being made");
+      results_bytes_ = summary_run_->results();
+      return std::to_string(results_bytes_.size());
+    });
+  }
+  emscripten::val weightsResultsBytes() { return view(results_bytes_); }
+
+  // Another instance's weightsResults() bytes (at `data`, `size` bytes, in this instance's memory)
+  // taken into the summary's run: its slices skip those pairs. Returns what weightsSlice() returns,
+  // the absorbed pairs' layers as the slice; once every pair is settled, the summary is made.
+  CallResult weightsAbsorb(std::uintptr_t data, std::size_t size) {
+    return with_comparison([&](const vq::Comparison&) {
+      nlohmann::ordered_json out;
+      if (!weights_summary_.is_null()) {
+        out["done"] = true;
+        out["shareDone"] = true;
+        out["layers"] = nlohmann::ordered_json::array();
+        return vq::dump_compact(out);
+      }
+      vq::WeightsRun& run = summary_run({});
+      run.absorb(std::vector<std::uint8_t>(heap_pointer(data), heap_pointer(data) + size));
+      out["done"] = run.done();
+      out["shareDone"] = run.share_done();
       out.update(run.last_step());
       if (run.done()) finish_summary_run();
       return vq::dump_compact(out);
@@ -633,7 +679,8 @@ class Session : public ExternalFiles {
   // A run weightsSlice() began is finished here.
   const nlohmann::ordered_json& summary_weights(const vq::WeightsProgressFn& progress) {
     if (!weights_summary_.is_null()) return weights_summary_;
-    summary_run(progress).step(0, progress);
+    vq::WeightsRun& run = summary_run(progress);
+    while (!run.done()) run.step(0, progress);  // a share led with first (weightsShare), then the rest
     finish_summary_run();
     return weights_summary_;
   }
@@ -655,6 +702,7 @@ class Session : public ExternalFiles {
   nlohmann::ordered_json weights_summary_;       // the weights report without detail, once made (threeWay reads it)
   std::unique_ptr<vq::WeightsRun> summary_run_;  // weights_summary_ being made a slice at a time; reads comparison_ and evidence_
   vq::WeightEvidence evidence_;                  // what the lint reads of the weights, gathered with weights_summary_
+  std::vector<std::uint8_t> results_bytes_;      // weightsResults()' bytes, viewed by weightsResultsBytes()
   std::unique_ptr<vq::ActivationSession> activations_;  // reads comparison_: reset before it
   std::unique_ptr<vq::SensitivitySession> sensitivity_;  // reads comparison_: reset before it
   std::vector<std::uint8_t> mixed_;                      // sensitivityMixedModel's model
@@ -811,6 +859,10 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("weightLayer", &Session::weightLayer)
       .function("weights", &Session::weights)
       .function("weightsSlice", &Session::weightsSlice)
+      .function("weightsShare", &Session::weightsShare)
+      .function("weightsResults", &Session::weightsResults)
+      .function("weightsResultsBytes", &Session::weightsResultsBytes)
+      .function("weightsAbsorb", &Session::weightsAbsorb)
       .function("lint", &Session::lint)
       .function("threeWay", &Session::threeWay)
       .function("node", &Session::node)

@@ -424,6 +424,8 @@ export type UnrankedWeightLayer = Omit<WeightLayer, 'rank' | 'sensitivity'>;
 /** One slice of the weights summary's analysis: whether every pair is done, and the slice's layers. */
 export interface WeightsSlice extends Pick<WeightsReport, 'measures' | 'reference' | 'compared'> {
   done: boolean;
+  /** The share this instance leads with (weightsShare) is analysed or absorbed; every pair without a share. */
+  shareDone: boolean;
   layers: UnrankedWeightLayer[];
 }
 
@@ -755,6 +757,14 @@ export class OpenComparison {
    * reading by range gives the responses back then).
    */
   weightsSlice(parameters: number, options?: { onProgress?: (layersDone: number, layers: number, parametersDone: number, parameters: number) => void }): WeightsSlice;
+  /** Both model files where the core holds them, in the order given: views of wasm memory, to copy at once. */
+  givenFiles(): [Uint8Array, Uint8Array];
+  /** Leads the summary's analysis with share `part` of `parts`, the rest for other instances that opened the same pair; before the first weightsSlice(). */
+  weightsShare(part: number, parts: number): void;
+  /** The pairs this instance analysed for the summary, for another instance's weightsAbsorb(). */
+  weightsResults(): Uint8Array;
+  /** Takes in another instance's weightsResults() of the same pair; returns the absorbed layers as a slice. Throws VisualQuantError('usage') for other bytes. */
+  weightsAbsorb(bytes: Uint8Array): WeightsSlice;
   /** JSON text of a NodeReport of one side's node, by id or unique name; throws VisualQuantError('not_found'). */
   node(side: 'float' | 'quant', nodeName: string): string;
   /** JSON text of the LintFinding list. */

@@ -459,6 +459,18 @@ export class OpenComparison {
     });
   }
 
+  /**
+   * Both model files where the core holds them, in the order given (Uint8Array views of wasm memory,
+   * valid until the memory grows or the comparison is closed: copy them at once).
+   */
+  givenFiles() {
+    return this.core.guarded(() => {
+      if (!this.session) throw new VisualQuantError('usage', 'this comparison was closed');
+      const heap = this.core.module.HEAPU8;
+      return [this.files.first, this.files.second].map(({ pointer, size }) => heap.subarray(pointer, pointer + size));
+    });
+  }
+
   // One side's file in wasm memory ({pointer, size}). Which file is which side is the alignment's
   // finding (the files may come in either order).
   fileOf(side) {
@@ -546,6 +558,43 @@ export class OpenComparison {
    */
   weightsSlice(parameters, { onProgress } = {}) {
     return JSON.parse(this.ask((s) => s.weightsSlice(parameters, onProgress ?? null)));
+  }
+
+  /**
+   * The summary's weight analysis shared with other instances of the core that opened the same
+   * pair (wasm has one core per instance; two instances use two): this one leads with share `part`
+   * of `parts`, the pairs dealt out by size so the shares take about equal time. Call before the
+   * first weightsSlice(); its answers then carry `shareDone`. Whatever is shared, the summary is the
+   * same bytes: a pair is analysed the same way wherever it runs.
+   */
+  weightsShare(part, parts) {
+    this.ask((s) => s.weightsShare(part, parts));
+  }
+
+  /** The pairs this instance analysed for the summary (a Uint8Array), for another's weightsAbsorb(). */
+  weightsResults() {
+    return this.ask((s) => {
+      const r = s.weightsResults();
+      return r.ok ? { ok: true, json: s.weightsResultsBytes().slice() } : r;
+    });
+  }
+
+  /**
+   * Takes in another instance's weightsResults() of the same pair: the slices skip those pairs.
+   * Returns what weightsSlice() returns, with the absorbed layers as the slice (`done` once every
+   * pair is analysed or absorbed: weights() then answers at once). Throws VisualQuantError('usage')
+   * for bytes that are not results of this pairing.
+   */
+  weightsAbsorb(bytes) {
+    return JSON.parse(this.ask((s) => {
+      const block = new HeapBlock(this.core, bytes.byteLength);
+      try {
+        this.core.module.HEAPU8.set(bytes, block.pointer);
+        return s.weightsAbsorb(block.pointer, bytes.byteLength);
+      } finally {
+        block.free();
+      }
+    }));
   }
 
   /**

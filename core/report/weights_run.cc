@@ -8,6 +8,7 @@
 #include "lint/quant_lint.h"
 #include "quant/weight_view.h"
 #include "report/report_numbers.h"
+#include "report/weights_results_wire.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "versions/comparison_case.h"
@@ -16,6 +17,9 @@ namespace vq {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+// settled_: how a pair's result came.
+constexpr std::uint8_t kAnalysedHere = 1, kAbsorbed = 2, kAnalysedAndGiven = 3;  // given: by results()
 
 // A reported SQNR as the ranking reads it: the number the report writes (so that native and wasm
 // rank alike), null (no error) as +inf.
@@ -55,6 +59,7 @@ WeightsRun::WeightsRun(const Comparison& c, const WeightAnalysisOptions& options
   }
   std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return size_[a] > size_[b]; });
   results_.resize(pairs_.size());
+  settled_.assign(pairs_.size(), 0);
   done_.layers = pairs_.size();
   for (const std::uint64_t s : size_) done_.parameters += s;
   if (evidence_) {
@@ -64,13 +69,21 @@ WeightsRun::WeightsRun(const Comparison& c, const WeightAnalysisOptions& options
 }
 
 const WeightsProgress& WeightsRun::step(std::uint64_t parameters, const WeightsProgressFn& progress) {
-  const std::size_t first = last_step_ = next_;
+  // The next pairs not yet settled (absorbed ones are skipped), until `parameters` are taken. A
+  // step within the share led with ends with it: the rest is another instance's, unless it fails.
+  last_step_.clear();
   std::uint64_t taken = 0;
-  while (next_ < order_.size() && (parameters == 0 || next_ == first || taken < parameters)) taken += size_[order_[next_++]];
+  const std::size_t end = next_ < share_end_ ? share_end_ : order_.size();
+  while (next_ < end && (parameters == 0 || last_step_.empty() || taken < parameters)) {
+    const std::size_t i = order_[next_++];
+    if (settled_[i]) continue;
+    last_step_.push_back(i);
+    taken += size_[i];
+  }
   std::mutex progress_lock;
   // Each pair is analysed on its own (the models are only read), results kept in pair order.
-  parallel_for(next_ - first, [&](std::size_t k) {
-    const std::size_t i = order_[first + k];
+  parallel_for(last_step_.size(), [&](std::size_t k) {
+    const std::size_t i = last_step_[k];
     std::optional<WeightView> float_weight = float_view(c_, pairs_[i]);
     std::optional<WeightView> quant_weight = quant_view(c_, pairs_[i]);
     if (float_weight && quant_weight) {
@@ -88,20 +101,77 @@ const WeightsProgress& WeightsRun::step(std::uint64_t parameters, const WeightsP
     // the analysis holds the weights it is reading, one per core, not the whole model.
     float_weight.reset();
     quant_weight.reset();
+    settled_[i] = kAnalysedHere;  // each pair's own slot
     const std::lock_guard<std::mutex> hold(progress_lock);
     ++done_.layers_done;
     done_.parameters_done += size_[i];
     if (progress) progress(done_);
   });
+  settled_count_ += last_step_.size();
   return done_;
+}
+
+void WeightsRun::lead_with_share(unsigned part, unsigned parts) {
+  if (parts == 0 || part >= parts) throw Error(ErrorCode::Usage, "a share is one of the parts: 0 <= part < parts");
+  if (next_ != 0 || settled_count_ != 0) throw Error(ErrorCode::Usage, "a run leads with its share before its first step");
+  // Dealt out largest first, each pair to the share with the fewest parameters so far (the lowest
+  // part on a tie): every instance computes the same shares from the same pairing.
+  std::vector<std::uint64_t> load(parts, 0);
+  std::vector<std::size_t> mine, rest;
+  for (const std::size_t i : order_) {
+    const unsigned to = static_cast<unsigned>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[to] += std::max<std::uint64_t>(size_[i], 1);  // a pair without weights still costs a little
+    (to == part ? mine : rest).push_back(i);
+  }
+  share_end_ = mine.size();
+  shared_ = true;
+  order_ = std::move(mine);
+  order_.insert(order_.end(), rest.begin(), rest.end());
+}
+
+bool WeightsRun::share_done() const {
+  for (std::size_t k = 0; k < share_end_; ++k)
+    if (!settled_[order_[k]]) return false;
+  return shared_ || done();
+}
+
+std::vector<std::uint8_t> WeightsRun::results() {
+  std::vector<PairResult> out;
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    if (settled_[i] != kAnalysedHere) continue;
+    settled_[i] = kAnalysedAndGiven;
+    PairResult r{i, pairs_[i].float_op, pairs_[i].quant_op, results_[i].layer, results_[i].sqnr, results_[i].parameters, std::nullopt};
+    if (evidence_) r.evidence = evidence_->rows[i];
+    out.push_back(std::move(r));
+  }
+  return encode_pair_results(pairs_.size(), out);
+}
+
+void WeightsRun::absorb(const std::vector<std::uint8_t>& bytes) {
+  std::vector<PairResult> in = decode_pair_results(bytes, pairs_.size());
+  for (const PairResult& r : in)
+    if (r.float_op != pairs_[r.pair].float_op || r.quant_op != pairs_[r.pair].quant_op)
+      throw Error(ErrorCode::Usage, "these weight results are of another comparison (other weight pairs)");
+  last_step_.clear();
+  for (PairResult& r : in) {
+    const std::size_t i = r.pair;
+    if (settled_[i]) continue;  // analysed here meanwhile, or absorbed before: the same result
+    results_[i] = {std::move(r.layer), r.sqnr, r.parameters};
+    if (evidence_) evidence_->rows[i] = std::move(r.evidence);
+    settled_[i] = kAbsorbed;
+    ++settled_count_;
+    last_step_.push_back(i);
+    ++done_.layers_done;
+    done_.parameters_done += size_[i];
+  }
 }
 
 json WeightsRun::last_step() const {
   json out;
   add_measures(out, c_);
   out["layers"] = json::array();
-  for (std::size_t k = last_step_; k < next_; ++k)
-    if (const auto& layer = results_[order_[k]].layer) out["layers"].push_back(*layer);
+  for (const std::size_t i : last_step_)
+    if (const auto& layer = results_[i].layer) out["layers"].push_back(*layer);
   return out;
 }
 

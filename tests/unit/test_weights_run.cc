@@ -80,6 +80,134 @@ BOOST_AUTO_TEST_CASE(a_slice_takes_pairs_until_its_parameters_are_done) {
   BOOST_TEST(run.report().dump() == all.report().dump());
 }
 
+namespace {
+
+// Runs of one pair in separate comparisons (as instances of the core are), each leading with its
+// share; the first absorbs the others' results. `absorb_midway`: between two of its own slices.
+std::string shared_report(const std::string& name, unsigned parts, bool absorb_midway, WeightEvidence& evidence) {
+  std::vector<std::vector<std::uint8_t>> others;
+  std::uint64_t others_parameters = 0;
+  for (unsigned part = 1; part < parts; ++part) {
+    const auto c = open_pair(name);
+    WeightEvidence its_evidence;  // a helper gathers the lint's evidence as the first run does
+    WeightsRun with_evidence(*c, WeightAnalysisOptions{}, false, &its_evidence);
+    with_evidence.lead_with_share(part, parts);
+    // Slices of a third of the parameters: a slice ends where the share does, never past it.
+    // Its results sent after each slice, each pair once, as the page's helper sends them.
+    while (!with_evidence.share_done()) {
+      with_evidence.step(with_evidence.so_far().parameters / 3 + 1);
+      others.push_back(with_evidence.results());
+    }
+    BOOST_TEST(!with_evidence.done());  // the other shares are left
+    others_parameters += with_evidence.so_far().parameters_done;
+    others.push_back(with_evidence.results());  // nothing new: no pair
+  }
+  const auto c = open_pair(name);
+  WeightsRun run(*c, WeightAnalysisOptions{}, false, &evidence);
+  run.lead_with_share(0, parts);
+  bool absorbed = false;
+  while (!run.share_done()) {
+    run.step(absorb_midway ? 1 : run.so_far().parameters / 3 + 1);
+    if (absorb_midway && !absorbed) {
+      // What each absorb took is its last step, as a slice's layers are.
+      std::size_t layers = 0;
+      for (const auto& bytes : others) {
+        run.absorb(bytes);
+        layers += run.last_step()["layers"].size();
+      }
+      absorbed = true;
+      BOOST_TEST(layers > 0u);
+    }
+  }
+  if (!absorbed) {
+    BOOST_TEST(run.so_far().parameters_done + others_parameters == run.so_far().parameters);
+    for (const auto& bytes : others) run.absorb(bytes);
+  }
+  BOOST_TEST(run.done());
+  // Nothing is left to analyse: a step calls no progress.
+  std::size_t calls = 0;
+  run.step(0, [&](const WeightsProgress&) { ++calls; });
+  BOOST_TEST(calls == 0u);
+  return run.report().dump();
+}
+
+// The lint's evidence of each pair, as bytes to compare (a pair without evidence is read again by
+// the lint, so equal lints alone would not show evidence lost on the way).
+std::vector<std::string> evidence_dump(const WeightEvidence& e) {
+  std::vector<std::string> out;
+  for (const auto& row : e.rows) {
+    if (!row) {
+      out.push_back("none");
+      continue;
+    }
+    nlohmann::json j = {{"peak", row->float_peak}, {"fnz", row->float_nonzero}, {"qnz", row->quant_nonzero},
+                        {"f3", row->float_over_three_levels}, {"c3", row->codes_over_three_levels}, {"beyond", row->beyond_codes}};
+    out.push_back(j.dump());
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(shared_runs_write_the_one_go_report_and_lint) {
+  for (const char* name : kPairs) {
+    BOOST_TEST_CONTEXT(name) {
+      const auto c = open_pair(name);
+      WeightEvidence whole_evidence;
+      const std::string whole = weights_report(*c, WeightAnalysisOptions{}, false, {}, &whole_evidence).dump();
+      for (const unsigned parts : {2u, 3u}) {
+        for (const bool midway : {false, true}) {
+          BOOST_TEST_CONTEXT(parts << " parts, absorbed " << (midway ? "midway" : "at the end")) {
+            WeightEvidence evidence;
+            BOOST_TEST(shared_report(name, parts, midway, evidence) == whole);
+            BOOST_TEST(lint_report(*c, &evidence).dump() == lint_report(*c, &whole_evidence).dump());
+            BOOST_TEST(evidence_dump(evidence) == evidence_dump(whole_evidence), boost::test_tools::per_element());
+          }
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_run_whose_helper_never_answers_analyses_every_pair_itself) {
+  const auto c = open_pair("torch_eager_ptq_cnn_bnfolded");
+  const std::string whole = weights_report(*c, WeightAnalysisOptions{}, false).dump();
+  WeightsRun run(*c, WeightAnalysisOptions{}, false);
+  run.lead_with_share(0, 2);
+  while (!run.share_done()) run.step(1);
+  BOOST_TEST(!run.done());
+  run.step(0);
+  BOOST_TEST(run.done());
+  BOOST_TEST(run.report().dump() == whole);
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_share_is_done_at_once) {
+  // One part gets every pair when there are more parts than pairs.
+  const auto c = open_pair("ort_dynamic_mlp");
+  WeightsRun probe(*c, WeightAnalysisOptions{}, false);
+  const unsigned parts = static_cast<unsigned>(probe.so_far().layers) + 1;
+  WeightsRun run(*c, WeightAnalysisOptions{}, false);
+  run.lead_with_share(parts - 1, parts);
+  BOOST_TEST(run.share_done());
+  BOOST_TEST(!run.done());
+}
+
+BOOST_AUTO_TEST_CASE(results_of_another_comparison_or_not_results_are_refused) {
+  const auto usage = [](const Error& e) { return e.code() == ErrorCode::Usage; };
+  const auto a = open_pair("torch_transformer_ptq");
+  const auto b = open_pair("torch_eager_ptq_cnn_bnfolded");
+  WeightsRun of_b(*b, WeightAnalysisOptions{}, false);
+  of_b.step(0);
+  WeightsRun run(*a, WeightAnalysisOptions{}, false);
+  BOOST_CHECK_EXCEPTION(run.absorb(of_b.results()), Error, usage);
+  BOOST_CHECK_EXCEPTION(run.absorb({1, 2, 3}), Error, usage);
+  BOOST_CHECK_EXCEPTION(run.absorb({}), Error, usage);
+  BOOST_TEST(run.so_far().layers_done == 0u);  // nothing was taken from refused bytes
+  run.step(1);
+  BOOST_CHECK_EXCEPTION(run.lead_with_share(0, 2), Error, usage);  // too late: a step was taken
+  BOOST_CHECK_EXCEPTION(WeightsRun(*a, WeightAnalysisOptions{}, false).lead_with_share(2, 2), Error, usage);
+}
+
 BOOST_AUTO_TEST_CASE(a_report_before_the_run_is_done_is_a_usage_error) {
   const auto c = open_pair("torch_transformer_ptq");
   WeightsRun run(*c, WeightAnalysisOptions{}, false);

@@ -445,8 +445,9 @@ class App {
           }
           if (p.fraction === undefined) return;
           // "120 of 560 layers, 40 %": the fraction counts parameters, the better measure of the time left.
-          const howFar = `${p.detail.replace(/^analysing weights: /, '')}, ${Math.floor(p.fraction * 100)} %`;
-          status.textContent = `Analysing weights: ${howFar}`;
+          const cores = /^analysing weights on two cores: /.test(p.detail) ? ' on two cores' : '';
+          const howFar = `${p.detail.replace(/^analysing weights( on two cores)?: /, '')}, ${Math.floor(p.fraction * 100)} %`;
+          status.textContent = `Analysing weights${cores}: ${howFar}`;
           this.detail.analysisProgress(howFar);
         },
       }).promise.finally(() => this.detail.analysisProgress(null));

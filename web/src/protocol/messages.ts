@@ -109,6 +109,12 @@ export interface CoreMethods {
   /** Every aligned weight pair's analysis, ranked worst first (the layer table, the heat overlay): the
    *  table's fields only, unless `detail` (histograms, per-channel series: the JSON export). */
   weights: { params: { bins?: number; detail?: boolean }; result: WeightsReport };
+  /**
+   * Between core workers only (worker/weights_helper.ts): analyse share `part` of `parts` of the open
+   * pair's weights summary, sending each slice's results (`results` on the progress) for the core
+   * that asked to absorb. Ends early when another request is waiting. The result: the share is over.
+   */
+  weightsShare: { params: { part: number; parts: number }; result: { complete: boolean } };
   /** One layer's full weight analysis, by float or quantized node id (the detail panel's charts). */
   weightLayer: { params: { nodeId: string; bins?: number }; result: WeightLayer };
   /**
@@ -238,7 +244,9 @@ export interface ProgressMessage {
    * The 'weights' request's analysis as it goes: the layers one slice found (unranked), and what
    * they measure. The table shows them while the rest are analysed.
    */
-  slice?: Omit<WeightsSlice, 'done'>;
+  slice?: Omit<WeightsSlice, 'done' | 'shareDone'>;
+  /** A 'weightsShare' request's results of one slice (OpenComparison.weightsResults), for the core that asked. */
+  results?: Uint8Array;
 }
 export type ResultMessage = { [M in Method]: { type: 'result'; id: number; method: M; result: Result<M> } }[Method];
 /**

@@ -11,7 +11,7 @@
 // A request on which the wasm instance fails (not with the core's own error: a trap, a stack
 // overflow) gets an error with `restarted`, and the instance is replaced (live_core.ts): what it had
 // open is dropped, and the next request runs on a fresh one.
-import { HeapFile, RangeFile, VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison, type VisualQuant } from 'visualquant-core';
+import { HeapFile, RangeFile, VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison, type VisualQuant, type WeightsSlice } from 'visualquant-core';
 import {
   BACKGROUND, isOnDisk, isReference, isStream, type CompareReport, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type PairName, type Params, type ProgressMessage, type RequestMessage,
   type Result, type ToCore,
@@ -25,6 +25,7 @@ import { dropPrefetched, fetchSource, prefetchUrls } from './url_prefetch';
 import { heldFileRefusal } from '../protocol/file_limits';
 import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl, releaseRangeResponses } from './range_files';
 import { warmUpUntilRequested } from './warm_up';
+import { HELPER_MAX_BYTES, HELPER_NAME, helperWorthIt, WeightsHelper, type HelperFactory, type HelperShare } from './weights_helper';
 
 interface OpenPair {
   comparison: OpenComparison;
@@ -36,6 +37,8 @@ interface OpenPair {
   labels: Partial<Record<LayoutView, string>>;
   /** The last activation comparison of this pair's own models (not a what-if), as JSON text: the three-way table reads it. */
   activations?: string;
+  /** The helper core's share of the weights summary (weights_helper.ts), when one took it. */
+  helperShare?: HelperShare | null;
 }
 
 const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore | CoreModuleMessage>) => void) | null };
@@ -115,6 +118,50 @@ function requirePair(name: PairName = 'A'): OpenPair {
 function namesOf(files: Array<{ name: string }>): string {
   const names = files.map((f) => f.name);
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/**
+ * The helper core (weights_helper.ts): started while the page is idle; a helper never starts one
+ * of its own.
+ */
+const isHelper = (self as unknown as { name?: string }).name === HELPER_NAME;
+function browserHelper(): ReturnType<HelperFactory> {
+  return new Worker(new URL(CORE_MODULE_HASH, self.location.href), { type: 'module', name: HELPER_NAME }) as unknown as ReturnType<HelperFactory>;
+}
+// The browser's nested workers. (The VS Code extension host runs this script in a worker thread with
+// no Worker: its core takes each pair at once, with no idle time to start a helper in.)
+const helperFactory: HelperFactory | null = isHelper || typeof Worker !== 'function' ? null : browserHelper;
+// The module message is read when the helper starts (coreModule is set further down).
+const helper = helperFactory ? new WeightsHelper(helperFactory, () => coreModule) : null;
+
+/**
+ * The helper's share of a pair just opened, or null. A helper holding an earlier pair is ended (its
+ * copy of the models goes), and so is an idle one when this pair is large.
+ */
+function helperFor(opened: OpenPair, first: FileSource, second: FileSource, external: FileSource[]): HelperShare | null {
+  if (!helper) return null;
+  const [a, b] = opened.comparison.givenFiles();
+  const size = a.byteLength + b.byteLength;
+  if (helperWorthIt(size, external.length)) {
+    return helper.start({ name: first.name, bytes: a.slice().buffer }, { name: second.name, bytes: b.slice().buffer });
+  }
+  if (helper.holdsPair || external.length || size > HELPER_MAX_BYTES) helper.stop();
+  return null;
+}
+
+/**
+ * A helper's results taken into the pair's summary run; on bytes it refuses (a helper gone wrong),
+ * the helper is ended and this core analyses the rest itself (null).
+ */
+function absorbHelperResults(p: OpenPair, results: Uint8Array): WeightsSlice | null {
+  try {
+    return p.comparison.weightsAbsorb(results);
+  } catch (e) {
+    if (!(e instanceof VisualQuantError)) throw e;
+    helper?.stop();
+    p.helperShare = null;
+    return null;
+  }
 }
 
 /** Closes what is open: a comparison's pairs and its three-way table. */
@@ -371,6 +418,10 @@ const handlers: { [M in Method]: Handler<M> } = {
       return `{"report":${a.comparison.report.trimEnd()},"versionB":${b.comparison.report.trimEnd()},"version":${JSON.stringify(vq.version)}}`;
     }
     const opened = await openPair(vq, first, second, external, id);
+    // The helper core opens the same files while this one lays them out and the page draws, and
+    // analyses its share of the weights. (Given the files with this core's, it made the segmentation
+    // pair's drawing 0.06 s later: both read them through the browser at once.)
+    opened.helperShare = helperFor(opened, first, second, external);
     pair = opened;
     const comparison = opened.comparison;
     // The page's next request is the labels of its view (the logical one unless the user chose the
@@ -405,7 +456,8 @@ const handlers: { [M in Method]: Handler<M> } = {
   async weights({ bins, detail }, id) {
     const p = requirePair();
     progress(id, 'weights', 'analysing every quantized weight');
-    const onProgress = weightsProgress(id, 'weights', 'analysing weights');
+    // "on two cores" when the helper core takes its share (the page's status line says so).
+    const onProgress = weightsProgress(id, 'weights', p.helperShare && p.weights === undefined && !detail && bins === undefined ? 'analysing weights on two cores' : 'analysing weights');
     // The table's fields only, kept: one layer's histograms and series come with weightLayer(). The
     // full report (the JSON export) is made when asked.
     if (detail || bins !== undefined) return p.comparison.weights(bins ?? 0, { detail: detail ?? false, onProgress });
@@ -414,15 +466,48 @@ const handlers: { [M in Method]: Handler<M> } = {
       // of the weights done are given back there, not held to the end of one call (gigabytes on a
       // 4 GB pair). Requests wait meanwhile (drain runs one at a time), so the pair stays open.
       // Each slice's layers go to the page as they are found: its table fills while the rest are analysed.
-      for (;;) {
-        const { done, ...slice } = p.comparison.weightsSlice(WEIGHTS_SLICE_PARAMETERS, { onProgress });
+      // With a helper core, this one leads with its own share and takes the helper's results in as
+      // they come; if the helper fails, it analyses the rest itself.
+      const share = p.helperShare;
+      if (share) p.comparison.weightsShare(0, 2);
+      let done = false, shareDone = false;
+      const show = ({ measures, reference, compared, layers }: WeightsSlice) => {
+        if (layers.length) post({ type: 'progress', id, stage: 'weights', detail: 'analysing weights', slice: { measures, reference, compared, layers } });
+      };
+      while (!done) {
+        for (const results of share?.take() ?? []) {
+          const slice = absorbHelperResults(p, results);
+          if (!slice) break;
+          ({ done, shareDone } = slice);
+          show(slice);
+        }
         if (done) break;
-        post({ type: 'progress', id, stage: 'weights', detail: 'analysing weights', slice });
+        if (share && shareDone && !share.ended) {
+          await share.next();
+          continue;
+        }
+        const slice = p.comparison.weightsSlice(WEIGHTS_SLICE_PARAMETERS, { onProgress });
+        ({ done, shareDone } = slice);
+        show(slice);
         await betweenSteps();
       }
+      p.helperShare = null;
       p.weights = p.comparison.weights(0, { detail: false });
     }
     return p.weights;
+  },
+  async weightsShare({ part, parts }, id) {
+    // The helper's side: its share, a slice at a time, each slice's results sent as they are made.
+    // A request waiting (the asking core opened another pair) ends the share: those results are not wanted.
+    const p = requirePair();
+    p.comparison.weightsShare(part, parts);
+    for (;;) {
+      const { shareDone } = p.comparison.weightsSlice(WEIGHTS_SLICE_PARAMETERS);
+      post({ type: 'progress', id, stage: 'weights', detail: 'analysing a share of the weights', results: p.comparison.weightsResults() });
+      if (shareDone) return JSON.stringify({ complete: true });
+      await nextTask();
+      if (queue.length) return JSON.stringify({ complete: false });
+    }
   },
   weightLayer({ nodeId, bins }) {
     return requirePair().comparison.weightLayer(nodeId, bins ?? 0);
@@ -588,7 +673,11 @@ async function start() {
     if (first) {
       first = false;
       post({ type: 'ready', version: core.version });
-      if (!requested) stopWarmUp = warmUpUntilRequested(core, () => requested);
+      if (!requested) {
+        // Once warm with no request yet, the page is idle: the helper starts and warms up too, for
+        // a pair given later. (Not at once: a page opened with URLs may ask in the meantime.)
+        stopWarmUp = warmUpUntilRequested(core, () => requested, () => helper?.warm());
+      }
     }
     drain();
   });

@@ -1,0 +1,73 @@
+// The page's second core for the weight analysis (web/src/worker/weights_helper.ts): on an idle page
+// the core worker starts a helper worker; a pair of 96 MB or more given to it is analysed half there,
+// half in the core worker, and the layer table is the one the core worker alone makes (the same
+// ranking, the same numbers, to the byte of the CSV export). A ResNet-50-sized float/QDQ pair of
+// 125 MB (bench/make_compare_pair.py); the same pair from URLs (where the page has no idle time to
+// start a helper in) and the CLI's ranking are the references.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { assertClean, cli, newPage, root, screenshot, useBrowserOnFolder, waitDrawn } from './harness.mjs';
+
+const env = useBrowserOnFolder('/pair/', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-helper-'));
+  const r = spawnSync('/usr/bin/python3', [path.join(root, 'bench/make_compare_pair.py'), 'resnet50', dir], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return dir;
+});
+const file = (name) => path.join(env.dir, `resnet50_${name}.onnx`);
+
+/** Records every text the table's status line shows (it says when two cores analyse). */
+async function recordStatus(page) {
+  await page.addInitScript(() => {
+    window.__statusTexts = [];
+    document.addEventListener('DOMContentLoaded', () => {
+      const status = document.getElementById('table-status');
+      new MutationObserver(() => window.__statusTexts.push(status.textContent)).observe(status, { childList: true, characterData: true, subtree: true });
+    });
+  });
+}
+const statusTexts = (page) => page.evaluate(() => window.__statusTexts);
+
+async function tableCsv(page) {
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  return readFileSync(await csv.path(), 'utf8');
+}
+
+test('a large pair given to an idle page is analysed by two cores, to the table one core makes', async () => {
+  const reference = JSON.parse(spawnSync(cli, ['weights', file('float'), file('quant'), '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout);
+  // From URLs: the core worker alone.
+  const alone = await newPage(env.browser.context);
+  await recordStatus(alone);
+  await alone.goto(`${env.server.url}?float=pair/resnet50_float.onnx&quant=pair/resnet50_quant.onnx`);
+  await waitDrawn(alone);
+  const one = await tableCsv(alone);
+  await alone.close();
+
+  // Given to a page that was idle: its helper is up (a nested worker of the core's).
+  const page = await newPage(env.browser.context);
+  await recordStatus(page);
+  await page.goto(env.server.url);
+  const deadline = Date.now() + 30000;
+  while (page.workers().length < 2 && Date.now() < deadline) await page.waitForTimeout(100);
+  assert.equal(page.workers().length, 2, 'the idle page started a helper core');
+  await page.setInputFiles('#file-float', file('float'));
+  await page.setInputFiles('#file-quant', file('quant'));
+  await waitDrawn(page);
+  // The helper took part: the status line said so while the weights were analysed.
+  const said = await statusTexts(page);
+  assert.ok(said.some((t) => /^Analysing weights on two cores: \d+ of 54 layers, \d+ %$/.test(t)), JSON.stringify(said));
+  const two = await tableCsv(page);
+  assert.equal(two, one);
+  // The CLI's ranking, row by row (it rests on every layer's SQNR and sensitivity, to the bit).
+  const lines = two.trim().split('\n').slice(1);
+  assert.deepEqual(lines.map((l) => l.split(',').slice(0, 3).join(',')),
+    reference.layers.map((l) => `${l.rank},${l.float_node},${l.quant_node}`));
+  assert.match(await page.textContent('#table-status'), /lint finding|no lint findings/);
+  await screenshot(page, 'weights-helper-table');
+  await assertClean(page);
+  await page.close();
+});

@@ -1,0 +1,160 @@
+// A second core for the table's weight analysis, on the machine's other core. The wasm core has no
+// threads (one instance runs on one core), while the native CLI analyses one weight per core; on
+// the segmentation pair the page's analysis took twice the native time for that reason alone. The
+// helper is this same worker script in a nested worker (a worker thread in the VS Code extension
+// host): the core worker gives it the pair's files once it has opened them, and it analyses its
+// share of the summary (OpenComparison.weightsShare) at once, while this worker lays the graphs out
+// and the page draws them; its results come back a slice at a time, and this worker's own run absorbs them
+// (the same report bytes: a pair is analysed the same way in either instance).
+// Worth it only for pairs whose weights take a while: below HELPER_MIN_BYTES a second open costs
+// more than it saves, and above HELPER_MAX_BYTES a second copy of the models costs too much memory.
+// A helper that fails or goes quiet costs nothing but the time waited: this worker then analyses
+// what is left itself.
+import type { FromCore, ProgressMessage, ToCore } from '../protocol/messages';
+import type { CoreModuleMessage } from './core_module';
+
+/** The helper worker's name (`self.name`): a helper never starts a helper of its own. */
+export const HELPER_NAME = 'visualquant-weights-helper';
+
+/**
+ * Both model files together at least this large. Measured in the page, files given (median of 3):
+ * the segmentation pair (119 MB) was analysed 0.36 s sooner with a helper; the ResNet-18 pair
+ * (59 MB, about 0.25 s of analysis) no sooner, and drawn 0.05 s later, the helper's open competing
+ * with the drawing.
+ */
+export const HELPER_MIN_BYTES = 96 * 1024 * 1024;
+/** ... and at most this: the helper holds its own copy of both. */
+export const HELPER_MAX_BYTES = 512 * 1024 * 1024;
+
+/** What the core worker needs of a worker: the browser's Worker, or the extension host's adapter of a worker thread. */
+export interface HelperWorker {
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onerror: ((event: { message?: string; preventDefault?(): void }) => void) | null;
+  terminate(): void;
+}
+
+/** Starts a helper worker running this script. */
+export type HelperFactory = () => HelperWorker;
+
+/** Whether a pair is worth a helper's open: `size` is both model files' bytes. */
+export function helperWorthIt(size: number, external: number): boolean {
+  if (external) return false;  // a large model's external data: read by range, not twice
+  return size >= HELPER_MIN_BYTES && size <= HELPER_MAX_BYTES;
+}
+
+/** One pair's share analysed by the helper: its results as they come, and how it ended. */
+export class HelperShare {
+  private results: Uint8Array[] = [];
+  private wake: (() => void) | null = null;
+  /** The helper answered its share (or failed): no more results will come. */
+  ended = false;
+
+  constructor(private readonly id: number) {}
+
+  /** A message of the helper's, if it is about this share. */
+  receive(message: FromCore): void {
+    if (message.type === 'ready') return;
+    // This share's messages, or an error of the open before it (the share then fails too).
+    if (message.id !== this.id && !(message.type === 'error' && message.id === this.id - 1)) return;
+    if (message.type === 'progress') {
+      const results = (message as ProgressMessage).results;
+      if (results) this.results.push(results);
+    } else {
+      this.ended = true;  // its result, or an error of the open or of the share
+    }
+    this.wake?.();
+  }
+
+  /** The helper is gone: nothing more comes. */
+  end(): void {
+    this.ended = true;
+    this.wake?.();
+  }
+
+  /** The results received since the last call. */
+  take(): Uint8Array[] {
+    return this.results.splice(0);
+  }
+
+  /** Resolves when results come or the share ends (at once if either is so already). */
+  next(): Promise<void> {
+    if (this.ended || this.results.length) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.wake = () => {
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+}
+
+/**
+ * The helper worker, started while the page is idle (its instance warms up as this worker's does)
+ * and kept for later pairs; ended when it fails or a pair is too large for it. Not started while a
+ * pair waits: a cold helper's start made the segmentation pair's drawing from URLs 0.1 s later, for
+ * 0.1 s of analysis saved.
+ */
+export class WeightsHelper {
+  private worker: HelperWorker | null = null;
+  private nextId = 1;
+  private share: HelperShare | null = null;
+  /** The helper was given a pair (it holds a copy of its models until ended). */
+  holdsPair = false;
+
+  constructor(private readonly make: HelperFactory, private readonly coreModule: () => Promise<CoreModuleMessage>) {}
+
+  /** Starts the helper's worker now (while nobody waits), so that its instance is warm for a pair. */
+  warm(): void {
+    if (this.worker) return;
+    let worker: HelperWorker;
+    try {
+      worker = this.make();
+    } catch {
+      return;  // no nested workers here: this worker analyses every weight itself
+    }
+    this.worker = worker;
+    void this.coreModule().then((message) => {
+      if (this.worker !== worker) return;
+      try {
+        worker.postMessage(message);
+      } catch {
+        worker.postMessage({ type: 'core-module', module: null } satisfies CoreModuleMessage);
+      }
+    });
+    worker.onmessage = (event) => {
+      if (this.worker === worker) this.share?.receive(event.data as FromCore);
+    };
+    worker.onerror = (event) => {
+      event.preventDefault?.();
+      if (this.worker === worker) this.stop();
+    };
+  }
+
+  /**
+   * Gives the helper the pair this worker has opened (copies of its files, in the order given, taken
+   * from this worker's core: the files are read once), and has it analyse share 1 of 2 of the
+   * summary right after its own open. Returns the share, or null when no helper could take it.
+   */
+  start(first: { name: string; bytes: ArrayBuffer }, second: { name: string; bytes: ArrayBuffer }): HelperShare | null {
+    this.share?.end();
+    this.share = null;
+    if (!this.worker) return null;
+    const open = this.nextId++, analyse = this.nextId++;
+    const share = new HelperShare(analyse);
+    this.share = share;
+    this.holdsPair = true;
+    this.worker.postMessage({ type: 'request', id: open, method: 'open', params: { first, second, external: [] } } satisfies ToCore, [first.bytes, second.bytes]);
+    this.worker.postMessage({ type: 'request', id: analyse, method: 'weightsShare', params: { part: 1, parts: 2 } } satisfies ToCore);
+    return share;
+  }
+
+  /** Ends the helper (a failure, or a pair too large for two copies): the next pair starts a fresh one. */
+  stop(): void {
+    this.share?.end();
+    this.share = null;
+    this.worker?.terminate();
+    this.worker = null;
+    this.holdsPair = false;
+  }
+}
