@@ -3,24 +3,97 @@
 //   compare(..., { weights: true })   the same plus the analysis of every aligned weight pair
 // Both from the bytes already in memory, alternated, median of REPEATS each; the difference is the
 // analysis' cost, set against the numpy peer by bench/weights_bench.py.
+// Then the table's summary as the page makes it, on the pair already open: by one instance, and by
+// two (a worker thread's instance analysing half, as the page's helper core does: weightsShare,
+// weightsResults, weightsAbsorb), each timed from the start of the analysis to the summary's text;
+// the two must give the same bytes.
 //   node bench/weights_bench.mjs FLOAT QUANT WASM_DIST [REPEATS]
 import { readFileSync } from 'node:fs';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { loadCore, median, time } from './wasm_bench_support.mjs';
 
-const [floatPath, quantPath, dist, repeatsArg] = process.argv.slice(2);
-const repeats = Number(repeatsArg ?? 3);
-const vq = await loadCore(dist);
-const a = readFileSync(floatPath), b = readFileSync(quantPath);
-vq.compare(a, 'float.onnx', b, 'quant.onnx', {}, { weights: false });  // warm-up: JIT, heap growth
-const without = [], withWeights = [];
-let layers = 0;
-for (let i = 0; i < repeats; i++) {
-  without.push(time(() => vq.compare(a, 'float.onnx', b, 'quant.onnx', {}, { weights: false }))[0]);
-  const [t, text] = time(() => vq.compare(a, 'float.onnx', b, 'quant.onnx', {}, { weights: true }));
-  withWeights.push(t);
-  layers = JSON.parse(text).weights.layers.length;
+const SLICE = 4 * 1024 * 1024;  // parameters a slice, as the page's worker takes them
+
+if (!isMainThread) {
+  // The helper: opens the pair when asked, then analyses share 1 of 2 when told to start.
+  const vq = await loadCore(workerData.dist);
+  const a = readFileSync(workerData.float), b = readFileSync(workerData.quant);
+  let pair = null;
+  parentPort.on('message', (m) => {
+    if (m === 'open') {
+      pair?.close();
+      pair = vq.open(a, 'float.onnx', b, 'quant.onnx');
+      parentPort.postMessage('opened');
+      return;
+    }
+    pair.weightsShare(1, 2);
+    for (;;) {
+      const { shareDone } = pair.weightsSlice(SLICE);
+      const results = pair.weightsResults();
+      parentPort.postMessage(results, [results.buffer]);
+      if (shareDone) break;
+    }
+    parentPort.postMessage('done');
+  });
+} else {
+  const [floatPath, quantPath, dist, repeatsArg] = process.argv.slice(2);
+  const repeats = Number(repeatsArg ?? 3);
+  const vq = await loadCore(dist);
+  const a = readFileSync(floatPath), b = readFileSync(quantPath);
+  vq.compare(a, 'float.onnx', b, 'quant.onnx', {}, { weights: false });  // warm-up: JIT, heap growth
+  const without = [], withWeights = [];
+  let layers = 0;
+  for (let i = 0; i < repeats; i++) {
+    without.push(time(() => vq.compare(a, 'float.onnx', b, 'quant.onnx', {}, { weights: false }))[0]);
+    const [t, text] = time(() => vq.compare(a, 'float.onnx', b, 'quant.onnx', {}, { weights: true }));
+    withWeights.push(t);
+    layers = JSON.parse(text).weights.layers.length;
+  }
+
+  const helper = new Worker(new URL(import.meta.url), { workerData: { dist, float: floatPath, quant: quantPath } });
+  const next = () => new Promise((resolve) => helper.once('message', resolve));
+  const one = [], two = [];
+  let same = true;
+  for (let i = 0; i <= repeats; i++) {  // the first round warms both instances up, not counted
+    let pair = vq.open(a, 'float.onnx', b, 'quant.onnx');
+    const [t1, alone] = time(() => pair.weights(0, { detail: false }));
+    pair.close();
+    const opened = next();
+    helper.postMessage('open');
+    pair = vq.open(a, 'float.onnx', b, 'quant.onnx');
+    await opened;
+    const t0 = process.hrtime.bigint();
+    helper.postMessage('start');
+    pair.weightsShare(0, 2);
+    const arrived = [];
+    let helperDone = false;
+    const listen = (m) => (m === 'done' ? (helperDone = true) : arrived.push(m));
+    helper.on('message', listen);
+    let slice = { done: false, shareDone: false };
+    while (!slice.done) {
+      for (const results of arrived.splice(0)) slice = pair.weightsAbsorb(results);
+      if (slice.done) break;
+      if (slice.shareDone && !helperDone) {
+        await new Promise((resolve) => setImmediate(resolve));  // the helper's messages come between tasks
+        continue;
+      }
+      slice = pair.weightsSlice(SLICE);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const shared = pair.weights(0, { detail: false });
+    const t2 = Number(process.hrtime.bigint() - t0) / 1e9;
+    helper.off('message', listen);
+    pair.close();
+    same &&= shared === alone;
+    if (i > 0) {
+      one.push(t1);
+      two.push(t2);
+    }
+  }
+  await helper.terminate();
+  const alignment = median(without), full = median(withWeights);
+  console.log(JSON.stringify({
+    side: 'wasm', layers, alignment_s: alignment, with_weights_s: full, weights_adds_s: full - alignment,
+    summary_one_instance_s: median(one), summary_two_instances_s: median(two), two_instances_same_bytes: same,
+  }));
 }
-const alignment = median(without), full = median(withWeights);
-console.log(JSON.stringify({
-  side: 'wasm', layers, alignment_s: alignment, with_weights_s: full, weights_adds_s: full - alignment,
-}));

@@ -9,7 +9,9 @@ run, same machine, same pair; median of REPEATS runs of each.
   wasm    compare(..., {weights: true}) - compare(..., {weights: false}) under Node (the analysis
           alone: the bytes are in memory and aligned either way) against the same peer time.
           Target >= 3x. Also printed: against the peer's analysis alone (its own clock, onnx.load
-          excluded), the strictest reading.
+          excluded), the strictest reading; against native's analysis (its weights run minus the
+          alignment-only run, on both cores); and the page's table summary made by one wasm
+          instance and by two (the page's helper core: one weight per core, as natively).
   memory  max RSS (/usr/bin/time -v) of the native weights run minus the max RSS of one run of
           build/native/bench/vq_bench_compare FLOAT QUANT 1 mapped (load both models, align them,
           write the alignment report: compare_models without weights). Both map the files whole
@@ -123,7 +125,13 @@ def run(kind, fpath, qpath, repeats, tmp):
     print(json.dumps({
         "side": "wasm", "pair": kind, "layers": wasm["layers"], "weights_adds_s": round(adds, 3),
         "alignment_s": round(wasm["alignment_s"], 3), "peer_s": round(med(peer), 3), "speedup": round(med(peer) / adds, 2),
-        "peer_analysis_s": round(med(peer_analysis), 3), "speedup_vs_peer_analysis": round(med(peer_analysis) / adds, 2)}))
+        "peer_analysis_s": round(med(peer_analysis), 3), "speedup_vs_peer_analysis": round(med(peer_analysis) / adds, 2),
+        "native_analysis_s": round(med(native) - med(base), 3), "vs_native_analysis": round(adds / max(med(native) - med(base), 1e-9), 2),
+        # The page's table summary (no histograms, no quantiles): one instance, and two as the page's
+        # helper core shares it (the same bytes, checked).
+        "summary_one_instance_s": round(wasm["summary_one_instance_s"], 3), "summary_two_instances_s": round(wasm["summary_two_instances_s"], 3),
+        "two_instances_speedup": round(wasm["summary_one_instance_s"] / wasm["summary_two_instances_s"], 2),
+        "two_instances_same_bytes": wasm["two_instances_same_bytes"]}))
 
 
 if __name__ == "__main__":

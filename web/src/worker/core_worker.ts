@@ -25,7 +25,7 @@ import { dropPrefetched, fetchSource, prefetchUrls } from './url_prefetch';
 import { heldFileRefusal } from '../protocol/file_limits';
 import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl, releaseRangeResponses } from './range_files';
 import { warmUpUntilRequested } from './warm_up';
-import { HELPER_MAX_BYTES, HELPER_NAME, helperWorthIt, WeightsHelper, type HelperFactory, type HelperShare } from './weights_helper';
+import { HELPER_MAX_BYTES, HELPER_NAME, helperWorthIt, isHushMessage, WeightsHelper, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
 
 interface OpenPair {
   comparison: OpenComparison;
@@ -41,7 +41,7 @@ interface OpenPair {
   helperShare?: HelperShare | null;
 }
 
-const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore | CoreModuleMessage>) => void) | null };
+const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore | CoreModuleMessage | HushMessage>) => void) | null };
 const post = (message: FromCore) => scope.postMessage(message);
 
 let live: LiveCore | null = null;
@@ -147,6 +147,12 @@ function helperFor(opened: OpenPair, first: FileSource, second: FileSource, exte
   }
   if (helper.holdsPair || external.length || size > HELPER_MAX_BYTES) helper.stop();
   return null;
+}
+
+/** A model file's size when it is known before reading it (given bytes, a picked file), else 0. */
+function sizeKnown(f: FileSource): number {
+  if (isStream(f)) return f.blob?.size ?? 0;
+  return 'bytes' in f && f.bytes instanceof ArrayBuffer ? f.bytes.byteLength : 0;
 }
 
 /**
@@ -412,6 +418,9 @@ const handlers: { [M in Method]: Handler<M> } = {
   async open({ first, second, third, external }, id) {
     const vq = live!.current!;
     closePairs();
+    // A pair no helper takes, known before reading it: an idle helper's memory goes before this
+    // core's open needs it (the 7B pair's open peaked within 0.03 GB of the page's limit without one).
+    if (external.length || [first, second, ...(third ? [third] : [])].some((f) => sizeKnown(f) > HELPER_MAX_BYTES)) helper?.stop();
     if (third) {
       await openThreeWay(vq, [first, second, third], external, id);
       const [a, b] = [pair!, pairB!];
@@ -643,6 +652,13 @@ scope.onmessage = (event) => {
     receiveCoreModule(message);
     return;
   }
+  if (isHushMessage(message)) {
+    // A helper whose core worker has work: no more warm-up (it waits for that worker's requests).
+    requested = true;
+    stopWarmUp?.();
+    stopWarmUp = null;
+    return;
+  }
   if (message.type === 'cancel') {
     if (background?.id === message.id) {
       background.abort.abort();  // it ends with 'cancelled' after the run in progress
@@ -658,6 +674,7 @@ scope.onmessage = (event) => {
   requested = true;
   stopWarmUp?.();
   stopWarmUp = null;
+  helper?.hush();
   prefetchUrls(message);
   queue.push(message);
   drain();
@@ -674,9 +691,10 @@ async function start() {
       first = false;
       post({ type: 'ready', version: core.version });
       if (!requested) {
-        // Once warm with no request yet, the page is idle: the helper starts and warms up too, for
-        // a pair given later. (Not at once: a page opened with URLs may ask in the meantime.)
-        stopWarmUp = warmUpUntilRequested(core, () => requested, () => helper?.warm());
+        // No request yet: the helper starts and warms up too, for a pair given later. A request
+        // hushes it (onmessage): a page opened with URLs, asking a moment later, does not wait.
+        stopWarmUp = warmUpUntilRequested(core, () => requested);
+        helper?.warm();
       }
     }
     drain();

@@ -15,20 +15,19 @@ import { makeMemoryResident } from './resident_memory';
 const ROUNDS = 30;
 
 /**
- * Runs the bundled example pair through the core, one round per task, then (`warmed()` called)
- * makes its memory resident a piece per task, until `requested()` says a request has come; then stops for good. The
+ * Runs the bundled example pair through the core, one round per task, then makes its memory
+ * resident a piece per task, until `requested()` says a request has come; then stops for good. The
  * real work warms the core from then on, and a round run between two requests (the page parsing
  * one answer before asking the next) would delay the second by a cold round, 0.1 to 0.3 s. Returns
  * what the worker calls as a request arrives, before it runs: the memory held so far is given
  * back then, for the request's work to use.
  */
-export function warmUpUntilRequested(core: VisualQuant, requested: () => boolean, warmed: () => void = () => {}): () => void {
+export function warmUpUntilRequested(core: VisualQuant, requested: () => boolean): () => void {
   let memory: { stop(): void } | null = null;
   const stop = () => memory?.stop();
   const round = (done: number) => {
     if (requested() || core.failed) return;
     if (done >= ROUNDS) {
-      warmed();  // every round ran before any request: the page is idle
       memory = makeMemoryResident(core);
       return;
     }

@@ -34,6 +34,16 @@ export interface HelperWorker {
   terminate(): void;
 }
 
+/**
+ * Sent to the helper when this worker gets a request: its idle warm-up ends at once, so that it does
+ * not compete with the request for the cores (a core worker's own transport message, like the
+ * compiled module's).
+ */
+export interface HushMessage {
+  type: 'hush';
+}
+export const isHushMessage = (data: unknown): data is HushMessage => (data as { type?: unknown } | null)?.type === 'hush';
+
 /** Starts a helper worker running this script. */
 export type HelperFactory = () => HelperWorker;
 
@@ -147,6 +157,11 @@ export class WeightsHelper {
     this.worker.postMessage({ type: 'request', id: open, method: 'open', params: { first, second, external: [] } } satisfies ToCore, [first.bytes, second.bytes]);
     this.worker.postMessage({ type: 'request', id: analyse, method: 'weightsShare', params: { part: 1, parts: 2 } } satisfies ToCore);
     return share;
+  }
+
+  /** This worker has work: the helper stops warming up (its instance and written memory stay). */
+  hush(): void {
+    this.worker?.postMessage({ type: 'hush' } satisfies HushMessage);
   }
 
   /** Ends the helper (a failure, or a pair too large for two copies): the next pair starts a fresh one. */
