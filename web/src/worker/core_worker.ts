@@ -492,7 +492,10 @@ const handlers: { [M in Method]: Handler<M> } = {
         }
         if (done) break;
         if (share && shareDone && !share.ended) {
-          await share.next();
+          if (!(await share.next())) {
+            helper?.stop();  // silent too long: this core analyses the rest (ending the share)
+            p.helperShare = null;
+          }
           continue;
         }
         const slice = p.comparison.weightsSlice(WEIGHTS_SLICE_PARAMETERS, { onProgress });

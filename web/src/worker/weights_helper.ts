@@ -13,6 +13,12 @@
 import type { FromCore, ProgressMessage, ToCore } from '../protocol/messages';
 import type { CoreModuleMessage } from './core_module';
 
+/**
+ * How long the core worker waits for the helper's next results once its own share is done: a slice
+ * takes a fraction of a second, so this much silence means the helper is gone.
+ */
+export const HELPER_QUIET_MS = 10_000;
+
 /** The helper worker's name (`self.name`): a helper never starts a helper of its own. */
 export const HELPER_NAME = 'visualquant-weights-helper';
 
@@ -87,13 +93,22 @@ export class HelperShare {
     return this.results.splice(0);
   }
 
-  /** Resolves when results come or the share ends (at once if either is so already). */
-  next(): Promise<void> {
-    if (this.ended || this.results.length) return Promise.resolve();
+  /**
+   * Resolves true when results come or the share ends (at once if either is so already), false when
+   * nothing came for `quietMs`: a helper that silent is taken for lost (a worker can die without an
+   * error event), and the caller analyses the rest itself.
+   */
+  next(quietMs = HELPER_QUIET_MS): Promise<boolean> {
+    if (this.ended || this.results.length) return Promise.resolve(true);
     return new Promise((resolve) => {
-      this.wake = () => {
+      const timer = setTimeout(() => {
         this.wake = null;
-        resolve();
+        resolve(false);
+      }, quietMs);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve(true);
       };
     });
   }

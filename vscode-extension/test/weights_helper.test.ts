@@ -1,0 +1,91 @@
+// The page's helper core (web/src/worker/weights_helper.ts) against a stand-in worker: what it is
+// sent, which messages it takes as its share's, and how a helper that fails or falls silent ends
+// the share (the core worker then analyses the rest itself). The real helper's bytes are checked in
+// tests/browser/weights_helper.test.mjs and tests/node/weights_share.test.mjs.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HELPER_MAX_BYTES, HELPER_MIN_BYTES, HelperShare, helperWorthIt, WeightsHelper, type HelperWorker } from '../../web/src/worker/weights_helper';
+import type { FromCore } from '../../web/src/protocol/messages';
+
+class StandIn implements HelperWorker {
+  sent: Array<{ message: unknown; transfer?: Transferable[] }> = [];
+  terminated = false;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onerror: ((event: { message?: string; preventDefault?(): void }) => void) | null = null;
+  postMessage(message: unknown, transfer?: Transferable[]) { this.sent.push({ message, transfer }); }
+  terminate() { this.terminated = true; }
+}
+
+const module = Promise.resolve({ type: 'core-module' as const, module: null });
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+const file = (name: string, size: number) => ({ name, bytes: new ArrayBuffer(size) });
+
+test('a pair is worth a helper from 96 to 512 MB of model files, without external data', () => {
+  assert.equal(helperWorthIt(HELPER_MIN_BYTES - 1, 0), false);
+  assert.equal(helperWorthIt(HELPER_MIN_BYTES, 0), true);
+  assert.equal(helperWorthIt(HELPER_MAX_BYTES, 0), true);
+  assert.equal(helperWorthIt(HELPER_MAX_BYTES + 1, 0), false);
+  assert.equal(helperWorthIt(HELPER_MIN_BYTES, 1), false);
+});
+
+test('the helper gets the compiled module, the pair transferred, and its share; then its results only', async () => {
+  const workers: StandIn[] = [];
+  const helper = new WeightsHelper(() => { const w = new StandIn(); workers.push(w); return w; }, () => module);
+  assert.equal(helper.start(file('a.onnx', 8), file('b.onnx', 8)), null, 'no helper before warm()');
+  helper.warm();
+  helper.warm();
+  assert.equal(workers.length, 1, 'one helper worker');
+  await settle();
+  const w = workers[0];
+  assert.deepEqual(w.sent[0].message, { type: 'core-module', module: null });
+  const a = file('a.onnx', 8), b = file('b.onnx', 16);
+  const share = helper.start(a, b)!;
+  assert.ok(helper.holdsPair);
+  const [open, analyse] = w.sent.slice(1).map((s) => s.message as { id: number; method: string; params: unknown });
+  assert.equal(open.method, 'open');
+  assert.deepEqual(w.sent[1].transfer, [a.bytes, b.bytes], 'the copies are transferred, not cloned');
+  assert.equal(analyse.method, 'weightsShare');
+  assert.deepEqual(analyse.params, { part: 1, parts: 2 });
+  const results = new Uint8Array([1, 2]);
+  const receive = (m: unknown) => w.onmessage!({ data: m });
+  receive({ type: 'ready', version: 'x' });
+  receive({ type: 'progress', id: analyse.id + 7, stage: 'weights', detail: '', results: new Uint8Array([9]) });  // not this share's
+  receive({ type: 'progress', id: analyse.id, stage: 'weights', detail: '' });
+  receive({ type: 'progress', id: analyse.id, stage: 'weights', detail: '', results } satisfies FromCore);
+  assert.equal(await share.next(), true);
+  assert.deepEqual(share.take(), [results]);
+  assert.deepEqual(share.take(), []);
+  receive({ type: 'json-result', id: analyse.id, method: 'weightsShare', json: '{"complete":true}' });
+  assert.ok(share.ended);
+  helper.hush();
+  assert.deepEqual(w.sent.at(-1)!.message, { type: 'hush' });
+});
+
+test('a failed open, a worker error or a silent helper ends the share', async () => {
+  const workers: StandIn[] = [];
+  const helper = new WeightsHelper(() => { const w = new StandIn(); workers.push(w); return w; }, () => module);
+  helper.warm();
+  let share = helper.start(file('a.onnx', 1), file('b.onnx', 1))!;
+  const openId = (workers[0].sent.find((s) => (s.message as { method?: string }).method === 'open')!.message as { id: number }).id;
+  workers[0].onmessage!({ data: { type: 'error', id: openId, error: { code: 'not_onnx', message: 'no' } } });
+  assert.ok(share.ended, 'the open failed: nothing will come');
+
+  share = helper.start(file('a.onnx', 1), file('b.onnx', 1))!;
+  assert.equal(await share.next(5), false, 'silent: taken for lost');
+  let prevented = false;
+  workers[0].onerror!({ message: 'gone', preventDefault: () => { prevented = true; } });
+  assert.ok(prevented && share.ended && workers[0].terminated && !helper.holdsPair);
+  assert.equal(helper.start(file('a.onnx', 1), file('b.onnx', 1)), null, 'an ended helper takes no pair until started again');
+});
+
+test('a host without nested workers gets no helper', () => {
+  const helper = new WeightsHelper(() => { throw new Error('no Worker here'); }, () => module);
+  helper.warm();
+  assert.equal(helper.start(file('a.onnx', 1), file('b.onnx', 1)), null);
+});
+
+test('an error of the open just before a share (its id less one) ends the share', () => {
+  const share = new HelperShare(4);
+  share.receive({ type: 'error', id: 3, error: { code: 'io', message: 'x' } });
+  assert.ok(share.ended, 'the open before the share (id - 1) failed');
+});
