@@ -113,6 +113,7 @@ const WeightsProgress& WeightsRun::step(std::uint64_t parameters, const WeightsP
 
 void WeightsRun::lead_with_share(unsigned part, unsigned parts) {
   if (parts == 0 || part >= parts) throw Error(ErrorCode::Usage, "a share is one of the parts: 0 <= part < parts");
+  if (shared_ && part == part_ && parts == parts_) return;  // asked again (a retried request): as it is
   if (next_ != 0 || settled_count_ != 0) throw Error(ErrorCode::Usage, "a run leads with its share before its first step");
   // Dealt out largest first, each pair to the share with the fewest parameters so far (the lowest
   // part on a tie): every instance computes the same shares from the same pairing.
@@ -125,6 +126,8 @@ void WeightsRun::lead_with_share(unsigned part, unsigned parts) {
   }
   share_end_ = mine.size();
   shared_ = true;
+  part_ = part;
+  parts_ = parts;
   order_ = std::move(mine);
   order_.insert(order_.end(), rest.begin(), rest.end());
 }

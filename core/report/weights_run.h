@@ -38,7 +38,8 @@ class WeightsRun {
 
   // Share `part` of `parts` (the pairs dealt out largest first, each to the share with the fewest
   // parameters so far, so the shares take about equal time) is put first: step() analyses it before
-  // the rest. Before the first step only (a Usage error after).
+  // the rest. Before the first step only (a Usage error after), unless it is the share already led
+  // with (nothing changes: a request retried after a failure goes on where it was).
   void lead_with_share(unsigned part, unsigned parts);
   // Every pair of the share led with is analysed or absorbed (all pairs, without a share).
   bool share_done() const;
@@ -69,7 +70,8 @@ class WeightsRun {
   std::vector<std::uint64_t> size_;   // each pair's parameters, by its float weight's shape
   std::vector<std::size_t> order_;    // pair indices, largest first (no core is left with a large one at the end)
   std::size_t next_ = 0;              // into order_
-  bool shared_ = false;               // lead_with_share() was called
+  bool shared_ = false;               // lead_with_share() was called, with part_ of parts_
+  unsigned part_ = 0, parts_ = 0;
   std::size_t share_end_ = 0;         // into order_: where the share led with ends
   std::vector<std::size_t> last_step_;  // pair indices the last step analysed, or absorb() took
   std::vector<Result> results_;       // in pair order

@@ -205,6 +205,13 @@ BOOST_AUTO_TEST_CASE(results_of_another_comparison_or_not_results_are_refused) {
   BOOST_TEST(run.so_far().layers_done == 0u);  // nothing was taken from refused bytes
   run.step(1);
   BOOST_CHECK_EXCEPTION(run.lead_with_share(0, 2), Error, usage);  // too late: a step was taken
+  WeightsRun led(*a, WeightAnalysisOptions{}, false);
+  led.lead_with_share(1, 2);
+  led.step(1);
+  const auto before = led.so_far().layers_done;
+  led.lead_with_share(1, 2);  // the same share again (a retried request): nothing changes
+  BOOST_TEST(led.so_far().layers_done == before);
+  BOOST_CHECK_EXCEPTION(led.lead_with_share(0, 2), Error, usage);
   BOOST_CHECK_EXCEPTION(WeightsRun(*a, WeightAnalysisOptions{}, false).lead_with_share(2, 2), Error, usage);
 }
 
