@@ -480,8 +480,9 @@ const handlers: { [M in Method]: Handler<M> } = {
       const share = p.helperShare;
       if (share) p.comparison.weightsShare(0, 2);
       let done = false, shareDone = false;
-      const show = ({ measures, reference, compared, layers }: WeightsSlice) => {
-        if (layers.length) post({ type: 'progress', id, stage: 'weights', detail: 'analysing weights', slice: { measures, reference, compared, layers } });
+      // A slice's layers, unless it was the last: those come ranked with the table itself.
+      const show = ({ done: last, measures, reference, compared, layers }: WeightsSlice) => {
+        if (!last && layers.length) post({ type: 'progress', id, stage: 'weights', detail: 'analysing weights', slice: { measures, reference, compared, layers } });
       };
       while (!done) {
         for (const results of share?.take() ?? []) {
