@@ -229,68 +229,65 @@ class CodeTally {
     if (!usage) return;
     qmin_ = usage->qmin;
     qmax_ = usage->qmax;
-    counts_.assign(usage->counts.size(), 0);
+    levels_ = usage->counts.size();
+    tables_ = levels_ <= 256 ? 4 : 1;  // 16-bit codes: one table of 2^16 is large enough already
+    counts_.assign(tables_ * levels_, 0);
   }
 
   // clip(k) is told of each element k whose nearest code lies outside [qmin, qmax].
   template <typename Clip>
   void add(const double* f, const double* q, const double* codes, const double* steps, std::size_t n, Clip clip) {
-    // The tallies are kept in locals for the loop: as members, every ++counts[] might alias them
-    // (all std::uint64_t), and the compiler would load and store each one at every element.
-    std::uint64_t* counts = counts_.data();
-    const bool narrow = !counts_.empty();
+    count_codes(codes, n);
     const double qmin = qmin_, qmax = qmax_;
-    std::uint64_t at_qmin = 0, at_qmax = 0, not_nearest = 0, lsb_count = 0, clipped = 0;
-    double lsb_sum = lsb_sum_, max_lsb = max_lsb_, last_step = last_step_, inverse_step = inverse_step_;
-    for (std::size_t k = 0; k < n; ++k) {
-      const double code = codes[k], step = steps[k];
-      if (narrow) {
-        // The codes at either end are counted from these counts when done (finish).
-        if (code >= qmin && code <= qmax) ++counts[static_cast<std::size_t>(code - qmin)];
-      } else {
-        wide_codes_.insert(code);  // types wider than 16 bits (int32 biases): distinct values
-        at_qmin += code == qmin;
-        at_qmax += code == qmax;
+    // The tallies are kept in locals for the loops: as members, every store might alias them.
+    std::uint64_t not_nearest = 0, lsb_count = 0, clipped = 0;
+    double lsb_sum = lsb_sum_, max_lsb = max_lsb_;
+    // Steps repeat along a channel or block: the loop runs over each run of one step, with its
+    // inverse divided once (as a per-element select, the division was made for every element).
+    for (std::size_t k = 0; k < n;) {
+      const double step = steps[k];
+      std::size_t end = k + 1;
+      while (end < n && steps[end] == step) ++end;
+      if (!(step > 0)) {
+        k = end;
+        continue;
       }
-      if (!(step > 0)) continue;
-      if (step != last_step) {  // steps repeat along a channel or block: divide once per change
-        last_step = step;
-        inverse_step = 1 / step;
+      const double inverse_step = 1 / step;
+      lsb_count += end - k;
+      for (; k < end; ++k) {
+        const double code = codes[k];
+        const double lsb = std::fabs(q[k] - f[k]) * inverse_step;
+        lsb_sum += lsb;
+        max_lsb = std::max(max_lsb, lsb);
+        // QuantizeLinear's rule decides both: the nearest code for the float value (float32
+        // division, half to even) is clipped when it lies outside [qmin, qmax], and the stored
+        // code is "not nearest" when it differs from the saturated one. The zero point is what
+        // the code and its dequantised value imply (q / step is code - zero point up to rounding
+        // far below one half).
+        const double zero_point = round_half_even(code - q[k] * inverse_step);
+        const double unclamped = quantize_value(f[k], step, zero_point, -INFINITY, INFINITY);
+        if (unclamped < qmin || unclamped > qmax) {
+          clip(k);
+          ++clipped;
+        }
+        not_nearest += std::min(qmax, std::max(qmin, unclamped)) != code;
       }
-      const double lsb = std::fabs(q[k] - f[k]) * inverse_step;
-      lsb_sum += lsb;
-      ++lsb_count;
-      max_lsb = std::max(max_lsb, lsb);
-      // QuantizeLinear's rule decides both: the nearest code for the float value (float32
-      // division, half to even) is clipped when it lies outside [qmin, qmax], and the stored
-      // code is "not nearest" when it differs from the saturated one. The zero point is what
-      // the code and its dequantised value imply (q / step is code - zero point up to rounding
-      // far below one half).
-      const double zero_point = round_half_even(code - q[k] * inverse_step);
-      const double unclamped = quantize_value(f[k], step, zero_point, -INFINITY, INFINITY);
-      if (unclamped < qmin || unclamped > qmax) {
-        clip(k);
-        ++clipped;
-      }
-      not_nearest += std::min(qmax, std::max(qmin, unclamped)) != code;
     }
-    at_qmin_ += at_qmin;
-    at_qmax_ += at_qmax;
     not_nearest_ += not_nearest;
     lsb_count_ += lsb_count;
     clipped_ += clipped;
     lsb_sum_ = lsb_sum;
     max_lsb_ = max_lsb;
-    last_step_ = last_step;
-    inverse_step_ = inverse_step;
   }
 
   void finish(CodeUsage& u, ErrorMeasures& error, std::uint64_t& clipped) const {
-    u.counts = counts_;
-    u.at_qmin = counts_.empty() ? at_qmin_ : counts_.front();
-    u.at_qmax = counts_.empty() ? at_qmax_ : counts_.back();
+    u.counts.assign(levels_, 0);
+    for (std::size_t t = 0; t < tables_; ++t)
+      for (std::size_t c = 0; c < levels_; ++c) u.counts[c] += counts_[t * levels_ + c];
+    u.at_qmin = u.counts.empty() ? at_qmin_ : u.counts.front();
+    u.at_qmax = u.counts.empty() ? at_qmax_ : u.counts.back();
     u.not_nearest = not_nearest_;
-    for (std::uint64_t c : counts_) u.levels_used += c > 0;
+    for (std::uint64_t c : u.counts) u.levels_used += c > 0;
     u.levels_used += wide_codes_.size();
     error.mean_abs_lsb = lsb_count_ ? lsb_sum_ / static_cast<double>(lsb_count_) : 0;
     error.max_abs_lsb = max_lsb_;
@@ -298,11 +295,35 @@ class CodeTally {
   }
 
  private:
+  void count_codes(const double* codes, std::size_t n) {
+    if (levels_ == 0) {
+      for (std::size_t k = 0; k < n; ++k) {
+        const double code = codes[k];
+        wide_codes_.insert(code);  // types wider than 16 bits (int32 biases): distinct values
+        at_qmin_ += code == qmin_;
+        at_qmax_ += code == qmax_;
+      }
+      return;
+    }
+    // The codes at either end are read from the counts when done (finish).
+    std::uint64_t* counts = counts_.data();
+    const double qmin = qmin_, qmax = qmax_;
+    const std::size_t levels = levels_, mask = tables_ - 1;
+    for (std::size_t k = 0; k < n; ++k) {
+      const double code = codes[k];
+      if (code >= qmin && code <= qmax) ++counts[(k & mask) * levels + static_cast<std::size_t>(code - qmin)];
+    }
+  }
+
   double qmin_ = 0, qmax_ = 0;
-  std::vector<std::uint64_t> counts_;
+  std::size_t levels_ = 0;             // counted levels (0: a type wider than 16 bits)
+  // Codes of up to 8 bits are counted in four tables, element k in table k % 4: runs of one code
+  // (most weights sit near the zero point) would otherwise make each count wait for the last store.
+  std::size_t tables_ = 1;
+  std::vector<std::uint64_t> counts_;  // tables_ tables of levels_ counts
   std::unordered_set<double> wide_codes_;
   std::uint64_t at_qmin_ = 0, at_qmax_ = 0, not_nearest_ = 0, lsb_count_ = 0, clipped_ = 0;
-  double lsb_sum_ = 0, max_lsb_ = 0, last_step_ = 0, inverse_step_ = 0;
+  double lsb_sum_ = 0, max_lsb_ = 0;
 };
 
 // Equal-width bins over [lo, hi] for both sides, placed exactly as numpy.histogram places them:
