@@ -50,6 +50,7 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
       o.json_path = v;
     } else if (a == "--csv") {
       o.csv_path = v;
+      return csv_path_refusal(v);
     } else {
       return kUnknownOption;
     }

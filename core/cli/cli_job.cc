@@ -13,6 +13,10 @@ std::vector<std::string> output_files(std::initializer_list<const std::string*> 
   return files;
 }
 
+std::string csv_path_refusal(const std::string& path) {
+  return path == "-" ? "--csv needs a file name (the CSV is not written to standard output; --json - is)" : "";
+}
+
 void check_outputs(const std::vector<std::string>& outputs, const std::vector<std::string>& models) {
   for (const std::string& out : outputs) {
     if (const auto why = unwritable_reason(out))

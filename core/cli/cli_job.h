@@ -32,6 +32,11 @@ int usage_error(const std::string& message);
 // Output files the user asked for ("-" is stdout, not a file).
 std::vector<std::string> output_files(std::initializer_list<const std::string*> paths);
 
+// Why a --csv value is refused, or "": a CSV goes to a file only. "-" is not standard output for it
+// (a model's strings stay raw in a CSV's cells, terminal escapes too: JSON on stdout escapes them)
+// nor a file named "-" in the working folder.
+std::string csv_path_refusal(const std::string& path);
+
 // An output that must not or cannot be written: the job stops with exit 3 before any analysis.
 struct OutputRefused {
   const char* code;

@@ -223,8 +223,10 @@ int run_compare(const std::vector<std::string>& args) {
   bool runs = false;  // a run option was given: the three-way comparison runs the models
   const std::string why = parse_run_command(args, models, run, [&](const std::string& a, const std::string& v) -> std::string {
     if (a == "--json") json_path = v;
-    else if (a == "--csv") csv_path = v;
-    else return kUnknownOption;
+    else if (a == "--csv") {
+      csv_path = v;
+      return csv_path_refusal(v);
+    } else return kUnknownOption;
     return "";
   });
   if (!why.empty()) return usage_error(why);
@@ -328,8 +330,10 @@ int run_weights(const std::vector<std::string>& args) {
       if (!has_value) return usage_error(a + " needs a value");
       const std::string& v = args[++i];
       if (a == "--json") json_path = v;
-      else if (a == "--csv") csv_path = v;
-      else if (a == "--layer") layer = v;
+      else if (a == "--csv") {
+        if (const std::string why = csv_path_refusal(v); !why.empty()) return usage_error(why);
+        csv_path = v;
+      } else if (a == "--layer") layer = v;
       else {
         try {
           options.histogram_bins = std::stoul(v);

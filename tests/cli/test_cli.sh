@@ -87,6 +87,20 @@ expect_exit 3 "inspect --json of mutually recursive functions" "$vq" inspect --j
 expect_recursive_named "inspect --json" "ping -> pong -> ping"
 expect_exit 3 "compare with a recursive function" "$vq" compare "$fx/examples/float.onnx" "$recursive"
 expect_recursive_named "compare" "Recurse -> Recurse"
+# A CSV goes to a file only: "-" is refused before any work (not standard output, where a model's
+# raw strings would reach the terminal, nor a file named "-" in the working folder).
+csv_dir="$(mktemp -d)" avq="$(realpath "$vq")" afx="$(realpath "$fx")"
+cd "$csv_dir" || exit 1
+for cmd in "weights $afx/examples/float.onnx $afx/examples/quant_qdq.onnx" \
+           "compare $afx/examples/float.onnx $afx/examples/quant_qdq.onnx $afx/examples/quant_qdq.onnx" \
+           "activations $afx/examples/float.onnx $afx/examples/quant_qdq.onnx"; do
+  # shellcheck disable=SC2086
+  expect_exit 2 "${cmd%% *} --csv - is a usage error" "$avq" $cmd --csv -
+  grep -q -- "--csv needs a file name" /tmp/vq_cli_err.$$ || { echo "FAIL: ${cmd%% *} --csv -: no reason given"; failures=$((failures + 1)); }
+done
+cd - >/dev/null || exit 1
+[ -z "$(ls -A "$csv_dir")" ] || { echo "FAIL: --csv - wrote a file"; failures=$((failures + 1)); }
+rm -rf "$csv_dir"
 expect_exit 3 "weights with a recursive function" "$vq" weights "$recursive" "$fx/examples/quant_qdq.onnx"
 expect_recursive_named "weights" "Recurse -> Recurse"
 expect_exit 3 "layout of a recursive function" "$vq" layout "$recursive"
