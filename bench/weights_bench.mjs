@@ -5,33 +5,46 @@
 // analysis' cost, set against the numpy peer by bench/weights_bench.py.
 // Then the table's summary as the page makes it, on the pair already open: by one instance, and by
 // two (a worker thread's instance analysing half, as the page's helper core does: weightsShare,
-// weightsResults, weightsAbsorb), each timed from the start of the analysis to the summary's text;
-// the two must give the same bytes.
+// weightsResults, weightsAbsorb; each takes the other's pairs from the far end once done with its
+// share), each timed from the start of the analysis to the summary's text; the two must give the
+// same bytes.
 //   node bench/weights_bench.mjs FLOAT QUANT WASM_DIST [REPEATS]
 import { readFileSync } from 'node:fs';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { loadCore, median, time } from './wasm_bench_support.mjs';
 
-const SLICE = 4 * 1024 * 1024;  // parameters a slice, as the page's worker takes them
+// Parameters a slice, as the page's workers take them: their own share's, and the other's pairs
+// once done with their own.
+const SLICE = 4 * 1024 * 1024, SHARED_SLICE = 1024 * 1024;
+const nextTask = () => new Promise((resolve) => setImmediate(resolve));
 
 if (!isMainThread) {
-  // The helper: opens the pair when asked, then analyses share 1 of 2 when told to start.
+  // The helper: opens the pair when asked, then analyses share 1 of 2 when told to start, and the
+  // other share's pairs from the far end, until its run is done or it is told to end.
   const vq = await loadCore(workerData.dist);
   const a = readFileSync(workerData.float), b = readFileSync(workerData.quant);
-  let pair = null;
-  parentPort.on('message', (m) => {
+  let pair = null, ended = false;
+  parentPort.on('message', async (m) => {
     if (m === 'open') {
       pair?.close();
       pair = vq.open(a, 'float.onnx', b, 'quant.onnx');
       parentPort.postMessage('opened');
       return;
     }
+    if (m === 'end') {
+      ended = true;
+      return;
+    }
+    ended = false;
     pair.weightsShare(1, 2);
+    let done = false, shareDone = false;
     for (;;) {
-      const { shareDone } = pair.weightsSlice(SLICE);
+      ({ done, shareDone } = pair.weightsSlice(shareDone ? SHARED_SLICE : SLICE));
       const results = pair.weightsResults();
       parentPort.postMessage(results, [results.buffer]);
-      if (shareDone) break;
+      if (done) break;
+      await nextTask();  // an 'end' comes between tasks
+      if (ended) break;
     }
     parentPort.postMessage('done');
   });
@@ -66,23 +79,26 @@ if (!isMainThread) {
     helper.postMessage('start');
     pair.weightsShare(0, 2);
     const arrived = [];
-    let helperDone = false;
-    const listen = (m) => (m === 'done' ? (helperDone = true) : arrived.push(m));
-    helper.on('message', listen);
+    const helperDone = new Promise((resolve) => {
+      const listen = (m) => {
+        if (m !== 'done') return arrived.push(m);
+        helper.off('message', listen);
+        resolve();
+      };
+      helper.on('message', listen);
+    });
     let slice = { done: false, shareDone: false };
     while (!slice.done) {
       for (const results of arrived.splice(0)) slice = pair.weightsAbsorb(results);
       if (slice.done) break;
-      if (slice.shareDone && !helperDone) {
-        await new Promise((resolve) => setImmediate(resolve));  // the helper's messages come between tasks
-        continue;
-      }
-      slice = pair.weightsSlice(SLICE);
-      await new Promise((resolve) => setImmediate(resolve));
+      // Done with its share, this core takes the helper's pairs from the far end, as the page's does.
+      slice = pair.weightsSlice(slice.shareDone ? SHARED_SLICE : SLICE);
+      await nextTask();  // the helper's messages come between tasks
     }
+    helper.postMessage('end');
     const shared = pair.weights(0, { detail: false });
     const t2 = Number(process.hrtime.bigint() - t0) / 1e9;
-    helper.off('message', listen);
+    await helperDone;
     pair.close();
     same &&= shared === alone;
     if (i > 0) {

@@ -73,12 +73,21 @@ const WeightsProgress& WeightsRun::step(std::uint64_t parameters, const WeightsP
   // step within the share led with ends with it: the rest is another instance's, unless it fails.
   last_step_.clear();
   std::uint64_t taken = 0;
-  const std::size_t end = next_ < share_end_ ? share_end_ : order_.size();
-  while (next_ < end && (parameters == 0 || last_step_.empty() || taken < parameters)) {
-    const std::size_t i = order_[next_++];
-    if (settled_[i]) continue;
+  const auto wanted = [&] { return parameters == 0 || last_step_.empty() || taken < parameters; };
+  const auto take = [&](std::size_t i) {
+    if (settled_[i]) return;
     last_step_.push_back(i);
     taken += size_[i];
+  };
+  if (!shared_) {
+    while (next_ < order_.size() && wanted()) take(order_[next_++]);
+  } else if (next_ < share_end_) {
+    while (next_ < share_end_ && wanted()) take(order_[next_++]);
+  } else {
+    // The share is done: the others' pairs are taken from the far end (the smallest, which their
+    // instances reach last), so that an instance done first helps the others until they meet,
+    // with little analysed twice: each skips what it has absorbed.
+    while (back_ > share_end_ && wanted()) take(order_[--back_]);
   }
   std::mutex progress_lock;
   // Each pair is analysed on its own (the models are only read), results kept in pair order.
@@ -125,6 +134,7 @@ void WeightsRun::lead_with_share(unsigned part, unsigned parts) {
     (to == part ? mine : rest).push_back(i);
   }
   share_end_ = mine.size();
+  back_ = order_.size();
   shared_ = true;
   part_ = part;
   parts_ = parts;

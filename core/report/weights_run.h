@@ -38,7 +38,8 @@ class WeightsRun {
 
   // Share `part` of `parts` (the pairs dealt out largest first, each to the share with the fewest
   // parameters so far, so the shares take about equal time) is put first: step() analyses it before
-  // the rest. Before the first step only (a Usage error after), unless it is the share already led
+  // the rest, and then the rest from its smallest pair up (the others' instances reach those last:
+  // an instance done first takes work off the others, each skipping what it has absorbed). Before the first step only (a Usage error after), unless it is the share already led
   // with (nothing changes: a request retried after a failure goes on where it was).
   void lead_with_share(unsigned part, unsigned parts);
   // Every pair of the share led with is analysed or absorbed (all pairs, without a share).
@@ -73,6 +74,7 @@ class WeightsRun {
   bool shared_ = false;               // lead_with_share() was called, with part_ of parts_
   unsigned part_ = 0, parts_ = 0;
   std::size_t share_end_ = 0;         // into order_: where the share led with ends
+  std::size_t back_ = 0;              // into order_: the others' pairs before it are left to take (from the end)
   std::vector<std::size_t> last_step_;  // pair indices the last step analysed, or absorb() took
   std::vector<Result> results_;       // in pair order
   std::vector<std::uint8_t> settled_;   // per pair: 0 not yet, else how (weights_run.cc)

@@ -181,6 +181,80 @@ BOOST_AUTO_TEST_CASE(a_run_whose_helper_never_answers_analyses_every_pair_itself
   BOOST_TEST(run.report().dump() == whole);
 }
 
+namespace {
+
+// The float nodes of the pairs a run's last step took, in order.
+std::vector<std::string> last_nodes(const WeightsRun& run) {
+  std::vector<std::string> out;
+  const auto step = run.last_step();  // held: a range-for over a temporary's member would dangle
+  for (const auto& l : step["layers"]) out.push_back(l["float_node"].get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_run_done_with_its_share_takes_the_others_pairs_from_their_far_end) {
+  for (const char* name : kPairs) {
+    BOOST_TEST_CONTEXT(name) {
+      const auto c = open_pair(name);
+      const std::string whole = weights_report(*c, WeightAnalysisOptions{}, false).dump();
+      // The other instance's share in the order it analyses it, one pair a step.
+      const auto o = open_pair(name);
+      WeightsRun other(*o, WeightAnalysisOptions{}, false);
+      other.lead_with_share(1, 2);
+      std::vector<std::string> its_order;
+      while (!other.share_done()) {
+        other.step(1);
+        for (const auto& n : last_nodes(other)) its_order.push_back(n);
+      }
+      BOOST_TEST_REQUIRE(its_order.size() > 1u);
+      // Done with its own share first, this run takes the other's pairs from the last one back.
+      WeightsRun run(*c, WeightAnalysisOptions{}, false);
+      run.lead_with_share(0, 2);
+      while (!run.share_done()) run.step(1);
+      std::vector<std::string> taken;
+      for (std::size_t k = 0; k < its_order.size(); ++k) {
+        run.step(1);
+        for (const auto& n : last_nodes(run)) taken.push_back(n);
+      }
+      BOOST_TEST(taken == std::vector<std::string>(its_order.rbegin(), its_order.rend()), boost::test_tools::per_element());
+      BOOST_TEST(run.done());
+      BOOST_TEST(run.report().dump() == whole);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(two_runs_meet_in_the_middle_with_at_most_one_pair_analysed_twice) {
+  // The helper's run goes on past its share too (the page's helper does, until told the table is
+  // done); each absorbs the other's results after every step, as the page's cores exchange them.
+  for (const char* name : kPairs) {
+    BOOST_TEST_CONTEXT(name) {
+      const auto c = open_pair(name);
+      const auto h = open_pair(name);
+      const std::string whole = weights_report(*c, WeightAnalysisOptions{}, false).dump();
+      WeightsRun run(*c, WeightAnalysisOptions{}, false), helper(*h, WeightAnalysisOptions{}, false);
+      run.lead_with_share(0, 2);
+      helper.lead_with_share(1, 2);
+      while (!run.share_done()) run.step(1);  // this core had its share done first
+      std::map<std::string, int> analysed;
+      while (!run.done()) {
+        run.step(1);
+        for (const auto& n : last_nodes(run)) ++analysed[n];
+        if (!helper.done()) {
+          helper.step(1);
+          for (const auto& n : last_nodes(helper)) ++analysed[n];
+        }
+        helper.absorb(run.results());
+        run.absorb(helper.results());
+      }
+      std::size_t twice = 0;
+      for (const auto& [node, times] : analysed) twice += times > 1;
+      BOOST_TEST(twice <= 1u);
+      BOOST_TEST(run.report().dump() == whole);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(an_empty_share_is_done_at_once) {
   // One part gets every pair when there are more parts than pairs.
   const auto c = open_pair("ort_dynamic_mlp");

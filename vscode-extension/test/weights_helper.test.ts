@@ -1,6 +1,6 @@
 // The page's helper core (web/src/worker/weights_helper.ts) against a stand-in worker: what it is
-// sent, which messages it takes as its share's, and how a helper that fails or falls silent ends
-// the share (the core worker then analyses the rest itself). The real helper's bytes are checked in
+// sent, which messages it takes as its share's, how a helper that fails ends the share (the core
+// worker then analyses the rest itself), and the end of a share once the table is done. The real helper's bytes are checked in
 // tests/browser/weights_helper.test.mjs and tests/node/weights_share.test.mjs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -52,16 +52,24 @@ test('the helper gets the compiled module, the pair transferred, and its share; 
   receive({ type: 'progress', id: analyse.id + 7, stage: 'weights', detail: '', results: new Uint8Array([9]) });  // not this share's
   receive({ type: 'progress', id: analyse.id, stage: 'weights', detail: '' });
   receive({ type: 'progress', id: analyse.id, stage: 'weights', detail: '', results } satisfies FromCore);
-  assert.equal(await share.next(), true);
   assert.deepEqual(share.take(), [results]);
   assert.deepEqual(share.take(), []);
   receive({ type: 'json-result', id: analyse.id, method: 'weightsShare', json: '{"complete":true}' });
   assert.ok(share.ended);
   helper.hush();
   assert.deepEqual(w.sent.at(-1)!.message, { type: 'hush' });
+  // The next pair's share, ended by this worker once its table is done: the helper is told, and
+  // what it still sends is not taken.
+  const next = helper.start(file('a.onnx', 8), file('b.onnx', 8))!;
+  const nextId = (w.sent.at(-1)!.message as { id: number }).id;
+  helper.endShare();
+  assert.deepEqual(w.sent.at(-1)!.message, { type: 'end-share', id: nextId });
+  assert.ok(next.ended && !w.terminated && helper.holdsPair, 'the helper keeps its pair open');
+  receive({ type: 'progress', id: nextId, stage: 'weights', detail: '', results } satisfies FromCore);
+  assert.deepEqual(next.take(), []);
 });
 
-test('a failed open, a worker error or a silent helper ends the share', async () => {
+test('a failed open or a worker error ends the share', async () => {
   const workers: StandIn[] = [];
   const helper = new WeightsHelper(() => { const w = new StandIn(); workers.push(w); return w; }, () => module);
   helper.warm();
@@ -71,7 +79,6 @@ test('a failed open, a worker error or a silent helper ends the share', async ()
   assert.ok(share.ended, 'the open failed: nothing will come');
 
   share = helper.start(file('a.onnx', 1), file('b.onnx', 1))!;
-  assert.equal(await share.next(5), false, 'silent: taken for lost');
   let prevented = false;
   workers[0].onerror!({ message: 'gone', preventDefault: () => { prevented = true; } });
   assert.ok(prevented && share.ended && workers[0].terminated && !helper.holdsPair);

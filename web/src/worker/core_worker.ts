@@ -23,9 +23,10 @@ import { CORE_MODULE_HASH, isCoreModuleMessage, type CoreModuleMessage } from '.
 import { resetOrt } from './ort_engine';
 import { dropPrefetched, fetchSource, prefetchUrls } from './url_prefetch';
 import { heldFileRefusal } from '../protocol/file_limits';
+import { nextTask } from './next_task';
 import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl, releaseRangeResponses } from './range_files';
 import { warmUpUntilRequested } from './warm_up';
-import { HELPER_MAX_BYTES, HELPER_NAME, helperWorthIt, isHushMessage, WeightsHelper, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
+import { HELPER_MAX_BYTES, HELPER_NAME, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
 
 interface OpenPair {
   comparison: OpenComparison;
@@ -39,9 +40,14 @@ interface OpenPair {
   activations?: string;
   /** The helper core's share of the weights summary (weights_helper.ts), when one took it. */
   helperShare?: HelperShare | null;
+  /**
+   * The files' names, when the pair is worth a helper that was not running at its open (a page
+   * opened with URLs asks at once): one is started when the summary is asked, after the drawing.
+   */
+  helperLater?: { first: string; second: string } | null;
 }
 
-const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore | CoreModuleMessage | HushMessage>) => void) | null };
+const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore | CoreModuleMessage | HushMessage | EndShareMessage>) => void) | null };
 const post = (message: FromCore) => scope.postMessage(message);
 
 let live: LiveCore | null = null;
@@ -60,6 +66,8 @@ let background: { id: number; abort: AbortController; done: Promise<void> } | nu
 let requested = false;
 /** Ends the idle warm-up now, giving back the memory it made resident for the request to use. */
 let stopWarmUp: (() => void) | null = null;
+/** In a helper: the last share (its request id) whose asking core has its table done (end-share). */
+let sharesEndedUpTo = 0;
 
 function progress(id: number, stage: ProgressMessage['stage'], detail: string, fraction?: number) {
   post({ type: 'progress', id, stage, detail, ...(fraction === undefined ? {} : { fraction }) });
@@ -143,11 +151,39 @@ function helperFor(opened: OpenPair, first: FileSource, second: FileSource, exte
   const [a, b] = opened.comparison.givenFiles();
   const size = a.byteLength + b.byteLength;
   if (helperWorthIt(size, external.length)) {
-    return helper.start({ name: first.name, bytes: a.slice().buffer }, { name: second.name, bytes: b.slice().buffer });
+    // A pair from URLs (the page has just loaded), or a helper not running: the helper gets the pair
+    // when the summary is asked, once the graphs are drawn. Given it with the open, it made the
+    // segmentation pair's drawing from URLs 0.1 s later (its open competing with the layout and the
+    // drawing for two cores).
+    const share = fromUrls(first, second) ? null : startHelper(opened, first.name, second.name);
+    if (!share) opened.helperLater = { first: first.name, second: second.name };
+    return share;
   }
   if (helper.holdsPair || external.length || size > HELPER_MAX_BYTES) helper.stop();
   return null;
 }
+
+/** The helper given copies of the pair's files (from this core's memory), or null when it is not running. */
+function startHelper(opened: OpenPair, first: string, second: string): HelperShare | null {
+  const [a, b] = opened.comparison.givenFiles();
+  return helper?.start({ name: first, bytes: a.slice().buffer }, { name: second, bytes: b.slice().buffer }) ?? null;
+}
+
+/**
+ * The helper for a pair that was worth one when no helper ran (helperLater): started now, cold. Its
+ * start and open take a fraction of the summary's time on such a pair, and neither core waits for
+ * the other (each takes the other's pairs once done with its own share).
+ */
+function lateHelper(p: OpenPair): HelperShare | null {
+  const names = p.helperLater;
+  p.helperLater = null;
+  if (!names || !helper) return null;
+  helper.warm();
+  return startHelper(p, names.first, names.second);
+}
+
+/** The pair is read from URLs (the page was opened with ?float=&quant=). */
+const fromUrls = (first: FileSource, second: FileSource) => [first, second].some((f) => isStream(f) && f.url !== undefined);
 
 /** A model file's size when it is known before reading it (given bytes, a picked file), else 0. */
 function sizeKnown(f: FileSource): number {
@@ -389,11 +425,15 @@ function weightsProgress(id: number, stage: ProgressMessage['stage'], what: stri
  * is now its largest single weights (the 262 MB embedding), read in one call.
  */
 const WEIGHTS_SLICE_PARAMETERS = 4 * 1024 * 1024;
+/**
+ * The same for a core sharing the table (weights_helper.ts) once its own share is done and it takes
+ * the other's pairs: smaller, so that each learns sooner what the other has settled and the two
+ * analyse little twice where they meet.
+ */
+const WEIGHTS_SHARED_SLICE_PARAMETERS = 1024 * 1024;
 /** Stored weight bytes digested per step of the alignment (openInSteps); a small pair takes one step. */
 const ALIGN_STEP_BYTES = 32 * 1024 * 1024;
 
-/** Resolves in a later task: what was queued meanwhile (freeing, messages) runs first. */
-const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 /** Between two steps of a long job: the range reads' responses let go, then a later task. */
 const betweenSteps = () => {
   releaseRangeResponses();
@@ -426,6 +466,8 @@ const handlers: { [M in Method]: Handler<M> } = {
       const [a, b] = [pair!, pairB!];
       return `{"report":${a.comparison.report.trimEnd()},"versionB":${b.comparison.report.trimEnd()},"version":${JSON.stringify(vq.version)}}`;
     }
+    // From URLs: the helper's instance starts while the files come, for the table later.
+    if (!external.length && fromUrls(first, second)) helper?.prepare();
     const opened = await openPair(vq, first, second, external, id);
     // The helper core opens the same files while this one lays them out and the page draws, and
     // analyses its share of the weights. (Given the files with this core's, it made the segmentation
@@ -465,8 +507,10 @@ const handlers: { [M in Method]: Handler<M> } = {
   async weights({ bins, detail }, id) {
     const p = requirePair();
     progress(id, 'weights', 'analysing every quantized weight');
+    const summary = !detail && bins === undefined;
+    if (summary && p.weights === undefined) p.helperShare ??= lateHelper(p);
     // "on two cores" when the helper core takes its share (the page's status line says so).
-    const onProgress = weightsProgress(id, 'weights', p.helperShare && p.weights === undefined && !detail && bins === undefined ? 'analysing weights on two cores' : 'analysing weights');
+    const onProgress = weightsProgress(id, 'weights', p.helperShare && p.weights === undefined && summary ? 'analysing weights on two cores' : 'analysing weights');
     // The table's fields only, kept: one layer's histograms and series come with weightLayer(). The
     // full report (the JSON export) is made when asked.
     if (detail || bins !== undefined) return p.comparison.weights(bins ?? 0, { detail: detail ?? false, onProgress });
@@ -476,7 +520,8 @@ const handlers: { [M in Method]: Handler<M> } = {
       // 4 GB pair). Requests wait meanwhile (drain runs one at a time), so the pair stays open.
       // Each slice's layers go to the page as they are found: its table fills while the rest are analysed.
       // With a helper core, this one leads with its own share and takes the helper's results in as
-      // they come; if the helper fails, it analyses the rest itself.
+      // they come; done with its share, it takes the helper's pairs from the far end in small
+      // slices (the two meet with little analysed twice), and if the helper fails, it does the rest.
       const share = p.helperShare;
       if (share) p.comparison.weightsShare(0, 2);
       let done = false, shareDone = false;
@@ -485,41 +530,39 @@ const handlers: { [M in Method]: Handler<M> } = {
         if (!last && layers.length) post({ type: 'progress', id, stage: 'weights', detail: 'analysing weights', slice: { measures, reference, compared, layers } });
       };
       while (!done) {
-        for (const results of share?.take() ?? []) {
+        for (const results of p.helperShare?.take() ?? []) {
           const slice = absorbHelperResults(p, results);
           if (!slice) break;
           ({ done, shareDone } = slice);
           show(slice);
         }
         if (done) break;
-        if (share && shareDone && !share.ended) {
-          if (!(await share.next())) {
-            helper?.stop();  // silent too long: this core analyses the rest (ending the share)
-            p.helperShare = null;
-          }
-          continue;
-        }
-        const slice = p.comparison.weightsSlice(WEIGHTS_SLICE_PARAMETERS, { onProgress });
+        const slice = p.comparison.weightsSlice(share && shareDone ? WEIGHTS_SHARED_SLICE_PARAMETERS : WEIGHTS_SLICE_PARAMETERS, { onProgress });
         ({ done, shareDone } = slice);
         show(slice);
         await betweenSteps();
       }
+      if (share && p.helperShare === share) helper?.endShare();
       p.helperShare = null;
       p.weights = p.comparison.weights(0, { detail: false });
     }
     return p.weights;
   },
   async weightsShare({ part, parts }, id) {
-    // The helper's side: its share, a slice at a time, each slice's results sent as they are made.
-    // A request waiting (the asking core opened another pair) ends the share: those results are not wanted.
+    // The helper's side: its share, then the asking core's pairs from the far end, a slice at a
+    // time, each slice's results sent as they are made, until every pair is done here or the asking
+    // core says its table is done (end-share). A request waiting (the asking core opened another
+    // pair) ends it too: those results are not wanted.
     const p = requirePair();
+    if (sharesEndedUpTo >= id) return JSON.stringify({ complete: false });  // ended before it began
     p.comparison.weightsShare(part, parts);
+    let done = false, shareDone = false;
     for (;;) {
-      const { shareDone } = p.comparison.weightsSlice(WEIGHTS_SLICE_PARAMETERS);
+      ({ done, shareDone } = p.comparison.weightsSlice(shareDone ? WEIGHTS_SHARED_SLICE_PARAMETERS : WEIGHTS_SLICE_PARAMETERS));
       post({ type: 'progress', id, stage: 'weights', detail: 'analysing a share of the weights', results: p.comparison.weightsResults() });
-      if (shareDone) return JSON.stringify({ complete: true });
+      if (done) return JSON.stringify({ complete: true });
       await nextTask();
-      if (queue.length) return JSON.stringify({ complete: false });
+      if (queue.length || sharesEndedUpTo >= id) return JSON.stringify({ complete: false });
     }
   },
   weightLayer({ nodeId, bins }) {
@@ -654,6 +697,10 @@ scope.onmessage = (event) => {
   const message = event.data;
   if (isCoreModuleMessage(message)) {
     receiveCoreModule(message);
+    return;
+  }
+  if (isEndShareMessage(message)) {
+    sharesEndedUpTo = Math.max(sharesEndedUpTo, message.id);  // the asking core's table is done: its share ends
     return;
   }
   if (isHushMessage(message)) {

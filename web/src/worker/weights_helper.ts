@@ -8,16 +8,13 @@
 // (the same report bytes: a pair is analysed the same way in either instance).
 // Worth it only for pairs whose weights take a while: below HELPER_MIN_BYTES a second open costs
 // more than it saves, and above HELPER_MAX_BYTES a second copy of the models costs too much memory.
-// A helper that fails or goes quiet costs nothing but the time waited: this worker then analyses
-// what is left itself.
+// Neither core waits for the other: each, done with its own share, takes the other's pairs from
+// the far end (its smallest, which the other reaches last), and this worker skips what the
+// helper's results have settled. So the two meet wherever the work splits best (this worker also
+// lays the graphs out), and a helper that fails or goes silent costs nothing: this worker analyses
+// what is left itself. Once the table is done, the helper is told to end its share.
 import type { FromCore, ProgressMessage, ToCore } from '../protocol/messages';
 import type { CoreModuleMessage } from './core_module';
-
-/**
- * How long the core worker waits for the helper's next results once its own share is done: a slice
- * takes a fraction of a second, so this much silence means the helper is gone.
- */
-export const HELPER_QUIET_MS = 10_000;
 
 /** The helper worker's name (`self.name`): a helper never starts a helper of its own. */
 export const HELPER_NAME = 'visualquant-weights-helper';
@@ -50,6 +47,17 @@ export interface HushMessage {
 }
 export const isHushMessage = (data: unknown): data is HushMessage => (data as { type?: unknown } | null)?.type === 'hush';
 
+/**
+ * Sent to the helper when the table it shares is done: it stops taking this worker's pairs (a
+ * request waiting would end the share too, but none may come for a while).
+ */
+export interface EndShareMessage {
+  type: 'end-share';
+  /** The weightsShare request's id: the share ends even if this comes before it starts. */
+  id: number;
+}
+export const isEndShareMessage = (data: unknown): data is EndShareMessage => (data as { type?: unknown } | null)?.type === 'end-share';
+
 /** Starts a helper worker running this script. */
 export type HelperFactory = () => HelperWorker;
 
@@ -62,11 +70,10 @@ export function helperWorthIt(size: number, external: number): boolean {
 /** One pair's share analysed by the helper: its results as they come, and how it ended. */
 export class HelperShare {
   private results: Uint8Array[] = [];
-  private wake: (() => void) | null = null;
   /** The helper answered its share (or failed): no more results will come. */
   ended = false;
 
-  constructor(private readonly id: number) {}
+  constructor(readonly id: number) {}
 
   /** A message of the helper's, if it is about this share. */
   receive(message: FromCore): void {
@@ -79,38 +86,16 @@ export class HelperShare {
     } else {
       this.ended = true;  // its result, or an error of the open or of the share
     }
-    this.wake?.();
   }
 
   /** The helper is gone: nothing more comes. */
   end(): void {
     this.ended = true;
-    this.wake?.();
   }
 
   /** The results received since the last call. */
   take(): Uint8Array[] {
     return this.results.splice(0);
-  }
-
-  /**
-   * Resolves true when results come or the share ends (at once if either is so already), false when
-   * nothing came for `quietMs`: a helper that silent is taken for lost (a worker can die without an
-   * error event), and the caller analyses the rest itself.
-   */
-  next(quietMs = HELPER_QUIET_MS): Promise<boolean> {
-    if (this.ended || this.results.length) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = null;
-        resolve(false);
-      }, quietMs);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve(true);
-      };
-    });
   }
 }
 
@@ -157,6 +142,17 @@ export class WeightsHelper {
   }
 
   /**
+   * Starts the helper's worker for a pair this worker is about to read from URLs: its instance
+   * starts while the files come (network time, with a core to spare), without warm-up rounds (hushed
+   * at once), and it is given the pair once the graphs are drawn.
+   */
+  prepare(): void {
+    if (this.worker) return;
+    this.warm();
+    this.hush();
+  }
+
+  /**
    * Gives the helper the pair this worker has opened (copies of its files, in the order given, taken
    * from this worker's core: the files are read once), and has it analyse share 1 of 2 of the
    * summary right after its own open. Returns the share, or null when no helper could take it.
@@ -172,6 +168,14 @@ export class WeightsHelper {
     this.worker.postMessage({ type: 'request', id: open, method: 'open', params: { first, second, external: [] } } satisfies ToCore, [first.bytes, second.bytes]);
     this.worker.postMessage({ type: 'request', id: analyse, method: 'weightsShare', params: { part: 1, parts: 2 } } satisfies ToCore);
     return share;
+  }
+
+  /** The table the helper shares is done: it stops analysing (its pair stays open). */
+  endShare(): void {
+    if (!this.share) return;
+    this.share.end();
+    this.worker?.postMessage({ type: 'end-share', id: this.share.id } satisfies EndShareMessage);
+    this.share = null;
   }
 
   /** This worker has work: the helper stops warming up (its instance and written memory stay). */
