@@ -10,8 +10,9 @@ run, same machine, same pair; median of REPEATS runs of each.
           alone: the bytes are in memory and aligned either way) against the same peer time.
           Target >= 3x. Also printed: against the peer's analysis alone (its own clock, onnx.load
           excluded), the strictest reading; against native's analysis (its weights run minus the
-          alignment-only run, on both cores); and the page's table summary made by one wasm
-          instance and by two (the page's helper core: one weight per core, as natively).
+          alignment-only run, on both cores); and the page's table summary and its JSON export's
+          full report, each made by one wasm instance and by two (the page's helper core: one
+          weight per core, as natively), the full report on two against native's analysis.
   memory  max RSS (/usr/bin/time -v) of the native weights run minus the max RSS of one run of
           build/native/bench/vq_bench_compare FLOAT QUANT 1 mapped (load both models, align them,
           write the alignment report: compare_models without weights). Both map the files whole
@@ -131,6 +132,10 @@ def run(kind, fpath, qpath, repeats, tmp):
         # helper core shares it (the same bytes, checked).
         "summary_one_instance_s": round(wasm["summary_one_instance_s"], 3), "summary_two_instances_s": round(wasm["summary_two_instances_s"], 3),
         "two_instances_speedup": round(wasm["summary_one_instance_s"] / wasm["summary_two_instances_s"], 2),
+        # The full report (as the JSON export makes it, histograms and quantiles included) on two
+        # instances, against native's analysis on two cores: wasm's two cores against native's two.
+        "full_one_instance_s": round(wasm["full_one_instance_s"], 3), "full_two_instances_s": round(wasm["full_two_instances_s"], 3),
+        "full_two_instances_vs_native_analysis": round(wasm["full_two_instances_s"] / max(med(native) - med(base), 1e-9), 2),
         "two_instances_same_bytes": wasm["two_instances_same_bytes"]}))
 
 

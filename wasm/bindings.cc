@@ -235,83 +235,82 @@ class Session : public ExternalFiles {
   // parameters) after each layer: the worker passes it on to the page, which shows it.
   CallResult weights(std::size_t bins, bool detail, emscripten::val progress) {
     return with_comparison([&](const vq::Comparison& c) {
-      vq::WeightAnalysisOptions options;
-      options.histogram_bins = bins == 0 ? options.histogram_bins : bins;
       const vq::WeightsProgressFn report_progress = weights_progress(progress);
       // The summary is the UI's, compact; the full report is the CLI's bytes. The summary with the
-      // default bins is kept: a three-way table of this comparison reads it (threeWay).
-      if (detail) return vq::dump_report(vq::weights_report(c, options, true, report_progress));
-      return vq::dump_compact(bins == 0 ? summary_weights(report_progress) : vq::weights_report(c, options, false, report_progress));
-    });
-  }
-
-  // The weights summary (weights() without detail, default bins) made a slice at a time: analyses
-  // the next pairs, largest first, until `parameters` of them are done. Returns {"done", and the
-  // slice's layers as WeightsRun::last_step() gives them}; once done, weights() returns the summary
-  // at once. Between calls the caller's event loop runs: in the page's worker, the range reads'
-  // responses of the weights done are given back then (they are not within one synchronous call),
-  // and the table fills with the layers each slice found. `progress` as for weights().
-  CallResult weightsSlice(double parameters, emscripten::val progress) {
-    return with_comparison([&](const vq::Comparison&) {
-      nlohmann::ordered_json out;
-      if (!weights_summary_.is_null()) {
-        out["done"] = true;
-        out["layers"] = nlohmann::ordered_json::array();
-        return vq::dump_compact(out);
+      // default bins is kept: a three-way table of this comparison reads it (threeWay). A full
+      // report begun in slices (weightsSlice with detail, shared or not) is finished, not redone.
+      if (detail) {
+        if (detail_run_ && detail_bins_ == bins) {
+          while (!detail_run_->done()) detail_run_->step(0, report_progress);
+          finish_detail_run();
+        }
+        if (detail_report_ && detail_bins_ == bins) {
+          std::string out = std::move(*detail_report_);
+          detail_report_.reset();  // given once: the export asks again only for a new pair
+          return out;
+        }
+        return vq::dump_report(vq::weights_report(c, weight_options(bins), true, report_progress));
       }
-      const vq::WeightsProgressFn report_progress = weights_progress(progress);
-      vq::WeightsRun& run = summary_run(report_progress);
-      run.step(static_cast<std::uint64_t>(std::max(1.0, parameters)), report_progress);
-      out["done"] = run.done();
-      out["shareDone"] = run.share_done();
-      out.update(run.last_step());
-      if (run.done()) finish_summary_run();
-      return vq::dump_compact(out);
+      return vq::dump_compact(bins == 0 ? summary_weights(report_progress) : vq::weights_report(c, weight_options(bins), false, report_progress));
     });
   }
 
-  // The summary's run shared with other instances of the core that opened the same pair (one core
-  // each: wasm has no threads): this one leads with share `part` of `parts`
+  // A weights run made a slice at a time: the summary (weights() without detail, default bins), or
+  // with `detail` the full report with `bins` (the JSON export). Analyses the next pairs, largest
+  // first, until `parameters` of them are done. Returns {"done", "shareDone", and the slice's
+  // measures and layers as WeightsRun::last_step() gives them (no layers for the full report: nobody
+  // shows them as they come)}; once done, weights() returns the report at once. Between calls the caller's
+  // event loop runs: in the page's worker, the range reads' responses of the weights done are given
+  // back then (they are not within one synchronous call), and the table fills with the layers each
+  // slice found. `progress` as for weights().
+  CallResult weightsSlice(double parameters, emscripten::val progress, bool detail, std::size_t bins) {
+    return with_comparison([&](const vq::Comparison&) {
+      if (made(detail, bins)) return made_answer(detail, false);
+      const vq::WeightsProgressFn report_progress = weights_progress(progress);
+      vq::WeightsRun& run = run_of(detail, bins, report_progress);
+      run.step(static_cast<std::uint64_t>(std::max(1.0, parameters)), report_progress);
+      return step_answer(run, detail, true);
+    });
+  }
+
+  // A run (as for weightsSlice) shared with other instances of the core that opened the same pair
+  // (one core each: wasm has no threads): this one leads with share `part` of `parts`
   // (WeightsRun::lead_with_share); weightsSlice() then tells when that share is done ("shareDone").
   // Before the run's first slice.
-  CallResult weightsShare(unsigned part, unsigned parts) {
+  CallResult weightsShare(unsigned part, unsigned parts, bool detail, std::size_t bins) {
     return with_comparison([&](const vq::Comparison&) {
-      if (!weights_summary_.is_null()) throw vq::Error(vq::ErrorCode::Usage, "the weights summary is already made");
-      summary_run({}).lead_with_share(part, parts);
+      if (made(detail, bins)) throw vq::Error(vq::ErrorCode::Usage, "that weights report is already made");
+      run_of(detail, bins, {}).lead_with_share(part, parts);
       return std::string();
     });
   }
 
-  // The pairs this instance's summary run analysed, as bytes another instance's weightsAbsorb()
-  // takes: kept until the next call, their size returned, the bytes viewed by weightsResultsBytes().
-  CallResult weightsResults() {
+  // The pairs this instance's run (the summary's, or with `detail` the full report's) analysed, as
+  // bytes another instance's weightsAbsorb() takes: kept until the next call, their size returned,
+  // the bytes viewed by weightsResultsBytes().
+  CallResult weightsResults(bool detail) {
     return with_comparison([&](const vq::Comparison&) {
-      if (!summary_run_) throw vq::Error(vq::ErrorCode::Usage, "no weights summary is being made");
-      results_bytes_ = summary_run_->results();
+      vq::WeightsRun* run = detail ? detail_run_.get() : summary_run_.get();
+      std::optional<std::vector<std::uint8_t>>& last = detail ? last_detail_results_ : last_summary_results_;
+      if (run) results_bytes_ = run->results();
+      else if (last) results_bytes_ = std::move(*last);  // the slice that finished the run: its pairs too
+      else throw vq::Error(vq::ErrorCode::Usage, "no such weights report is being made");
+      last.reset();
       return std::to_string(results_bytes_.size());
     });
   }
   emscripten::val weightsResultsBytes() { return view(results_bytes_); }
 
   // Another instance's weightsResults() bytes (at `data`, `size` bytes, in this instance's memory)
-  // taken into the summary's run: its slices skip those pairs. Returns what weightsSlice() returns,
-  // the absorbed pairs' layers as the slice; once every pair is settled, the summary is made.
-  CallResult weightsAbsorb(std::uintptr_t data, std::size_t size) {
+  // taken into the run (as for weightsSlice): its slices skip those pairs. Returns what
+  // weightsSlice() returns, the absorbed pairs' layers as the slice; once every pair is settled, the
+  // report is made.
+  CallResult weightsAbsorb(std::uintptr_t data, std::size_t size, bool detail, std::size_t bins) {
     return with_comparison([&](const vq::Comparison&) {
-      nlohmann::ordered_json out;
-      if (!weights_summary_.is_null()) {
-        out["done"] = true;
-        out["shareDone"] = true;
-        out["layers"] = nlohmann::ordered_json::array();
-        return vq::dump_compact(out);
-      }
-      vq::WeightsRun& run = summary_run({});
+      if (made(detail, bins)) return made_answer(detail, true);
+      vq::WeightsRun& run = run_of(detail, bins, {});
       run.absorb(std::vector<std::uint8_t>(heap_pointer(data), heap_pointer(data) + size));
-      out["done"] = run.done();
-      out["shareDone"] = run.share_done();
-      out.update(run.last_step());
-      if (run.done()) finish_summary_run();
-      return vq::dump_compact(out);
+      return step_answer(run, detail, true);
     });
   }
 
@@ -654,6 +653,10 @@ class Session : public ExternalFiles {
     activations_.reset();
     sensitivity_.reset();
     summary_run_.reset();
+    detail_run_.reset();
+    detail_report_.reset();
+    last_summary_results_.reset();
+    last_detail_results_.reset();
     comparison_.reset();
     weights_summary_ = nullptr;
     evidence_ = {};
@@ -692,9 +695,65 @@ class Session : public ExternalFiles {
     }
     return *summary_run_;
   }
+  // A run's report made, and the run ended; what it analysed since its last results() is kept for
+  // weightsResults() (a helper core sends each slice's results, the last slice's too).
   void finish_summary_run() {
+    last_summary_results_ = summary_run_->results();  // first: report() moves the layers out
     weights_summary_ = summary_run_->report();
     summary_run_.reset();
+  }
+  static vq::WeightAnalysisOptions weight_options(std::size_t bins) {
+    vq::WeightAnalysisOptions options;
+    options.histogram_bins = bins == 0 ? options.histogram_bins : bins;
+    return options;
+  }
+  // The run a slice, a share or an absorb is of: the summary's (its bins are the default's), or the
+  // full report's with these bins (begun afresh for other bins).
+  vq::WeightsRun& run_of(bool detail, std::size_t bins, const vq::WeightsProgressFn& progress) {
+    if (!detail) {
+      if (bins != 0) throw vq::Error(vq::ErrorCode::Usage, "the summary is made in slices with the default bins only");
+      return summary_run(progress);
+    }
+    if (!detail_run_ || detail_bins_ != bins) {
+      detail_report_.reset();
+      last_detail_results_.reset();
+      detail_bins_ = bins;
+      detail_run_ = std::make_unique<vq::WeightsRun>(*comparison_, weight_options(bins), true);
+      if (progress) progress(detail_run_->so_far());
+    }
+    return *detail_run_;
+  }
+  void finish_detail_run() {
+    last_detail_results_ = detail_run_->results();  // first: report() moves the layers out
+    detail_report_ = vq::dump_report(detail_run_->report());
+    detail_run_.reset();
+  }
+  // That report is made already (the summary, or the full report with these bins).
+  bool made(bool detail, std::size_t bins) const {
+    return detail ? detail_report_ && detail_bins_ == bins : !weights_summary_.is_null();
+  }
+  // A slice's answer once the report is made: nothing more to do. The summary's weightsSlice() answer
+  // has no shareDone (its shape from before runs were shared).
+  static std::string made_answer(bool detail, bool share_done) {
+    nlohmann::ordered_json out;
+    out["done"] = true;
+    if (share_done || detail) out["shareDone"] = true;
+    out["layers"] = nlohmann::ordered_json::array();
+    return vq::dump_compact(out);
+  }
+  // A slice's or an absorb's answer; the report is made once the run is done.
+  std::string step_answer(vq::WeightsRun& run, bool detail, bool with_share) {
+    nlohmann::ordered_json out;
+    out["done"] = run.done();
+    if (with_share) out["shareDone"] = run.share_done();
+    out.update(run.last_step());
+    if (detail) {
+      out["layers"] = nlohmann::ordered_json::array();
+      if (run.done()) finish_detail_run();
+    } else if (run.done()) {
+      finish_summary_run();
+    }
+    return vq::dump_compact(out);
   }
 
   std::unique_ptr<vq::ComparisonBuild> build_;  // between openBegin() and openFinish()
@@ -702,7 +761,12 @@ class Session : public ExternalFiles {
   nlohmann::ordered_json weights_summary_;       // the weights report without detail, once made (threeWay reads it)
   std::unique_ptr<vq::WeightsRun> summary_run_;  // weights_summary_ being made a slice at a time; reads comparison_ and evidence_
   vq::WeightEvidence evidence_;                  // what the lint reads of the weights, gathered with weights_summary_
+  std::unique_ptr<vq::WeightsRun> detail_run_;   // the full report (the JSON export) being made a slice at a time
+  std::size_t detail_bins_ = 0;                   // its bins (0: the default)
+  std::optional<std::string> detail_report_;      // the full report once its run is done, until weights() takes it
   std::vector<std::uint8_t> results_bytes_;      // weightsResults()' bytes, viewed by weightsResultsBytes()
+  // The results a run had not given when it was finished (weightsResults() gives them once).
+  std::optional<std::vector<std::uint8_t>> last_summary_results_, last_detail_results_;
   std::unique_ptr<vq::ActivationSession> activations_;  // reads comparison_: reset before it
   std::unique_ptr<vq::SensitivitySession> sensitivity_;  // reads comparison_: reset before it
   std::vector<std::uint8_t> mixed_;                      // sensitivityMixedModel's model

@@ -419,6 +419,15 @@ export interface InvalidWeightLayer {
  */
 export type WeightMeasures = 'quantization_error' | 'weight_change' | 'dequantized_difference' | 'not_comparable';
 
+/**
+ * Which weight report a slice, a share or an absorb is of: the table's summary (the default), or
+ * with `detail` the full report with `bins` (weights(bins, { detail: true }), the JSON export).
+ */
+export interface WeightsRunOptions {
+  detail?: boolean;
+  bins?: number;
+}
+
 /** A layer of the weights summary as one slice of the analysis found it (OpenComparison.weightsSlice). */
 export type UnrankedWeightLayer = Omit<WeightLayer, 'rank' | 'sensitivity'>;
 /** One slice of the weights summary's analysis: whether every pair is done, and the slice's layers. */
@@ -756,15 +765,19 @@ export class OpenComparison {
    * rank and sensitivity (known once every pair is done). Run the event loop between calls (a worker
    * reading by range gives the responses back then).
    */
-  weightsSlice(parameters: number, options?: { onProgress?: (layersDone: number, layers: number, parametersDone: number, parameters: number) => void }): WeightsSlice;
+  weightsSlice(parameters: number, options?: WeightsRunOptions & { onProgress?: (layersDone: number, layers: number, parametersDone: number, parameters: number) => void }): WeightsSlice;
   /** Both model files where the core holds them, in the order given: views of wasm memory, to copy at once. */
   givenFiles(): [Uint8Array, Uint8Array];
-  /** Leads the summary's analysis with share `part` of `parts`, the rest for other instances that opened the same pair; before the first weightsSlice(). */
-  weightsShare(part: number, parts: number): void;
-  /** The pairs this instance analysed for the summary, for another instance's weightsAbsorb(). */
-  weightsResults(): Uint8Array;
-  /** Takes in another instance's weightsResults() of the same pair; returns the absorbed layers as a slice. Throws VisualQuantError('usage') for other bytes. */
-  weightsAbsorb(bytes: Uint8Array): WeightsSlice;
+  /**
+   * Leads the report's analysis (the summary, or the full report with `detail`) with share `part` of
+   * `parts`, the rest for other instances that opened the same pair; before the first weightsSlice().
+   * Once that share is done, the slices take the other shares' pairs from the far end.
+   */
+  weightsShare(part: number, parts: number, options?: WeightsRunOptions): void;
+  /** The pairs this instance analysed for the report, for another instance's weightsAbsorb(). */
+  weightsResults(options?: { detail?: boolean }): Uint8Array;
+  /** Takes in another instance's weightsResults() of the same pair and report; returns the absorbed layers as a slice. Throws VisualQuantError('usage') for other bytes. */
+  weightsAbsorb(bytes: Uint8Array, options?: WeightsRunOptions): WeightsSlice;
   /** JSON text of a NodeReport of one side's node, by id or unique name; throws VisualQuantError('not_found'). */
   node(side: 'float' | 'quant', nodeName: string): string;
   /** JSON text of the LintFinding list. */

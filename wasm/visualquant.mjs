@@ -548,49 +548,52 @@ export class OpenComparison {
   }
 
   /**
-   * The table's weights summary (weights() without detail and with the default bins) made a slice
-   * at a time: analyses the next pairs, largest first, until `parameters` of them are done. Returns
-   * { done, measures, reference, compared, layers }: the slice's layers as the summary has them but
-   * without rank and sensitivity (known once every pair is done); once done, weights() answers at
-   * once. The caller's event loop runs between calls: a worker reading external data by range gives
-   * the responses of the weights done back then, and its table can fill as it goes. onProgress as
-   * for weights().
+   * A weight report made a slice at a time: the table's summary (weights() without detail and with
+   * the default bins), or with `detail` the full report with `bins` (the JSON export). Analyses the
+   * next pairs, largest first, until `parameters` of them are done. Returns { done, measures,
+   * reference, compared, layers }: the slice's layers as the summary has them but without rank and
+   * sensitivity (known once every pair is done; none for the full report); once done, weights()
+   * answers at once. The caller's event loop runs between calls: a worker reading external data by
+   * range gives the responses of the weights done back then, and its table can fill as it goes.
+   * onProgress as for weights().
    */
-  weightsSlice(parameters, { onProgress } = {}) {
-    return JSON.parse(this.ask((s) => s.weightsSlice(parameters, onProgress ?? null)));
+  weightsSlice(parameters, { onProgress, detail = false, bins = 0 } = {}) {
+    return JSON.parse(this.ask((s) => s.weightsSlice(parameters, onProgress ?? null, detail, bins)));
   }
 
   /**
-   * The summary's weight analysis shared with other instances of the core that opened the same
-   * pair (wasm has one core per instance; two instances use two): this one leads with share `part`
-   * of `parts`, the pairs dealt out by size so the shares take about equal time. Call before the
-   * first weightsSlice(); its answers then carry `shareDone`. Whatever is shared, the summary is the
-   * same bytes: a pair is analysed the same way wherever it runs.
+   * A weight report's analysis (as for weightsSlice: the summary, or the full report with `detail`
+   * and `bins`) shared with other instances of the core that opened the same pair (wasm has one core
+   * per instance; two instances use two): this one leads with share `part` of `parts`, the pairs
+   * dealt out by size so the shares take about equal time. Call before the first weightsSlice(); its
+   * answers then carry `shareDone`, and once that share is done its slices take the other shares'
+   * pairs from the far end. Whatever is shared, the report is the same bytes: a pair is analysed the
+   * same way wherever it runs.
    */
-  weightsShare(part, parts) {
-    this.ask((s) => s.weightsShare(part, parts));
+  weightsShare(part, parts, { detail = false, bins = 0 } = {}) {
+    this.ask((s) => s.weightsShare(part, parts, detail, bins));
   }
 
-  /** The pairs this instance analysed for the summary (a Uint8Array), for another's weightsAbsorb(). */
-  weightsResults() {
+  /** The pairs this instance analysed for the report (a Uint8Array), for another's weightsAbsorb(). */
+  weightsResults({ detail = false } = {}) {
     return this.ask((s) => {
-      const r = s.weightsResults();
+      const r = s.weightsResults(detail);
       return r.ok ? { ok: true, json: s.weightsResultsBytes().slice() } : r;
     });
   }
 
   /**
-   * Takes in another instance's weightsResults() of the same pair: the slices skip those pairs.
-   * Returns what weightsSlice() returns, with the absorbed layers as the slice (`done` once every
-   * pair is analysed or absorbed: weights() then answers at once). Throws VisualQuantError('usage')
-   * for bytes that are not results of this pairing.
+   * Takes in another instance's weightsResults() of the same pair and report: the slices skip those
+   * pairs. Returns what weightsSlice() returns, with the absorbed layers as the slice (`done` once
+   * every pair is analysed or absorbed: weights() then answers at once). Throws
+   * VisualQuantError('usage') for bytes that are not results of this pairing.
    */
-  weightsAbsorb(bytes) {
+  weightsAbsorb(bytes, { detail = false, bins = 0 } = {}) {
     return JSON.parse(this.ask((s) => {
       const block = new HeapBlock(this.core, bytes.byteLength);
       try {
         this.core.module.HEAPU8.set(bytes, block.pointer);
-        return s.weightsAbsorb(block.pointer, bytes.byteLength);
+        return s.weightsAbsorb(block.pointer, bytes.byteLength, detail, bins);
       } finally {
         block.free();
       }

@@ -6,7 +6,8 @@
 // CLI's ranking row by row, and the two pages' CSV exports are the same bytes (that two wasm
 // instances make one instance's report bytes is tests/node/weights_share.test.mjs; that the cores
 // meet with at most one pair analysed twice, tests/unit/test_weights_run.cc). A ResNet-50-sized
-// float/QDQ pair of 125 MB (bench/make_compare_pair.py).
+// float/QDQ pair of 125 MB (bench/make_compare_pair.py). The JSON export's full report is shared the
+// same way, and is the CLI's report.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -23,17 +24,23 @@ const env = useBrowserOnFolder('/pair/', () => {
 });
 const file = (name) => path.join(env.dir, `resnet50_${name}.onnx`);
 
-/** Records every text the table's status line shows (it says when two cores analyse). */
+/** Records every text the table's status line and the progress card show (they say when two cores analyse). */
 async function recordStatus(page) {
   await page.addInitScript(() => {
     window.__statusTexts = [];
+    window.__progressTexts = [];
     document.addEventListener('DOMContentLoaded', () => {
-      const status = document.getElementById('table-status');
-      new MutationObserver(() => window.__statusTexts.push(status.textContent)).observe(status, { childList: true, characterData: true, subtree: true });
+      const watch = (id, into) => {
+        const e = document.getElementById(id);
+        new MutationObserver(() => into.push(e.textContent)).observe(e, { childList: true, characterData: true, subtree: true });
+      };
+      watch('table-status', window.__statusTexts);
+      watch('progress-stage', window.__progressTexts);
     });
   });
 }
 const statusTexts = (page) => page.evaluate(() => window.__statusTexts);
+const progressTexts = (page) => page.evaluate(() => window.__progressTexts);
 
 async function tableCsv(page) {
   const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
@@ -73,6 +80,12 @@ test('a large pair is analysed by two cores, given to an idle page and from URLs
   assert.deepEqual(lines.map((l) => l.split(',').slice(0, 3).join(',')),
     reference.layers.map((l) => `${l.rank},${l.float_node},${l.quant_node}`));
   assert.match(await page.textContent('#table-status'), /lint finding|no lint findings/);
+  // The JSON export's full report, on two cores as well (the helper holds the pair): the CLI's.
+  const [json] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+  const exported = JSON.parse(readFileSync(await json.path(), 'utf8'));
+  assert.deepEqual(exported.weights, reference);
+  const preparing = await progressTexts(page);
+  assert.ok(preparing.some((t) => /^Preparing the JSON report: analysing weights on two cores: \d+ of 54 layers$/.test(t)), JSON.stringify(preparing));
   await screenshot(page, 'weights-helper-table');
   await assertClean(page);
   await page.close();

@@ -73,3 +73,66 @@ test('results that are not of this pairing are refused with a usage error', asyn
   a.close();
   b.close();
 });
+
+test('two instances exchanging results after every slice, each taking the other\'s pairs once done with its share, make one instance\'s bytes: the summary and the full report (the JSON export)', async () => {
+  const { loadVisualQuant } = await wasmModuleExports();
+  const { wasmDist, cli } = await import('./paths.mjs');
+  const one = await wasmCore();
+  const other = await loadVisualQuant({ wasmBinary: readFileSync(path.join(wasmDist, 'visualquant_core.wasm')) });
+  const runs = [{ detail: false, bins: 0 }, { detail: true, bins: 0 }, { detail: true, bins: 17 }];
+  for (const pair of PAIRS) {
+    const f = readFileSync(path.join(pairsDir, pair, 'float.onnx')), q = readFileSync(path.join(pairsDir, pair, 'quant.onnx'));
+    for (const run of runs) {
+      const what = `${pair}, ${run.detail ? `full report, ${run.bins} bins` : 'summary'}`;
+      const alone = one.open(f, 'float.onnx', q, 'quant.onnx');
+      const report = alone.weights(run.bins, { detail: run.detail }), lint = alone.lint();
+      alone.close();
+      const main = one.open(f, 'float.onnx', q, 'quant.onnx');
+      const helper = other.open(f, 'float.onnx', q, 'quant.onnx');
+      main.weightsShare(0, 2, run);
+      helper.weightsShare(1, 2, run);
+      // As the page's cores do: each slice's results go to the other, which skips those pairs. Either
+      // may finish the run, by its own slice or by what it absorbs; the last slice's results come too.
+      let done = false, helperDone = false, steps = 0;
+      while (!done) {
+        const s = main.weightsSlice(SLICE, run);
+        if (run.detail) assert.deepEqual(s.layers, [], 'a full report\'s slices carry no layers');
+        done = s.done;
+        if (!helperDone) {
+          helperDone = helper.weightsSlice(SLICE, run).done;
+          if (!helperDone) helperDone = helper.weightsAbsorb(main.weightsResults(run), run).done;
+          if (!done) ({ done } = main.weightsAbsorb(helper.weightsResults(run), run));
+        }
+        assert.ok(++steps < 10000);
+      }
+      assert.equal(main.weights(run.bins, { detail: run.detail }), report, what);
+      if (!run.detail) assert.equal(main.lint(), lint, what);
+      // The summary and the full report are separate runs: neither makes the other.
+      if (run.detail) assert.equal(main.weightsSlice(1).done, false, `${what}: the summary is not made by the full report`);
+      main.close();
+      helper.close();
+    }
+  }
+  // And the native CLI's bytes (default bins).
+  const [pair] = PAIRS;
+  const f = path.join(pairsDir, pair, 'float.onnx'), q = path.join(pairsDir, pair, 'quant.onnx');
+  const { spawnSync } = await import('node:child_process');
+  const native = spawnSync(cli, ['weights', f, q, '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 26 }).stdout;
+  const main = one.open(readFileSync(f), path.basename(f), readFileSync(q), path.basename(q));
+  main.weightsShare(0, 1, { detail: true });
+  while (!main.weightsSlice(SLICE, { detail: true }).done);
+  assert.equal(main.weights(0, { detail: true }).trimEnd(), native.trimEnd());
+  main.close();
+});
+
+test('a full report begun in slices is finished by weights(), and asked for other bins it is made afresh', async () => {
+  const vq = await wasmCore();
+  const read = (f) => readFileSync(path.join(pairsDir, 'torch_transformer_ptq', f));
+  const c = vq.open(read('float.onnx'), 'float.onnx', read('quant.onnx'), 'quant.onnx');
+  const whole = c.weights(0, { detail: true }), other = c.weights(9, { detail: true });
+  assert.equal(c.weightsSlice(SLICE, { detail: true }).done, false);
+  assert.equal(c.weights(9, { detail: true }), other, 'other bins: made in one go');
+  assert.equal(c.weights(0, { detail: true }), whole, 'the run begun is finished');
+  assert.throws(() => c.weightsSlice(SLICE, { bins: 9 }), (e) => e.code === 'usage', 'the summary has the default bins only');
+  c.close();
+});

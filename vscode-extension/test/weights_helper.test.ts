@@ -91,8 +91,29 @@ test('a host without nested workers gets no helper', () => {
   assert.equal(helper.start(file('a.onnx', 1), file('b.onnx', 1)), null);
 });
 
-test('an error of the open just before a share (its id less one) ends the share', () => {
-  const share = new HelperShare(4);
+test('an error of the open just before a share ends the share; another request\'s error does not', () => {
+  const share = new HelperShare(4, 3);
+  share.receive({ type: 'error', id: 2, error: { code: 'io', message: 'x' } });
+  assert.ok(!share.ended, 'an earlier request\'s error');
   share.receive({ type: 'error', id: 3, error: { code: 'io', message: 'x' } });
-  assert.ok(share.ended, 'the open before the share (id - 1) failed');
+  assert.ok(share.ended, 'the open before the share failed');
+});
+
+test('a helper holding a pair shares another report of it (the JSON export) without opening it again', async () => {
+  const workers: StandIn[] = [];
+  const helper = new WeightsHelper(() => { const w = new StandIn(); workers.push(w); return w; }, () => module);
+  helper.warm();
+  assert.equal(helper.shareReport({ detail: true, bins: 0 }), null, 'no pair given yet');
+  helper.start(file('a.onnx', 1), file('b.onnx', 1));
+  helper.endShare();
+  const sent = workers[0].sent.length;
+  const share = helper.shareReport({ detail: true, bins: 32 })!;
+  const asked = workers[0].sent.slice(sent).map((s) => s.message as { id: number; method: string; params: unknown });
+  assert.equal(asked.length, 1, 'one request: the pair is open there already');
+  assert.equal(asked[0].method, 'weightsShare');
+  assert.deepEqual(asked[0].params, { part: 1, parts: 2, detail: true, bins: 32 });
+  assert.equal(share.id, asked[0].id);
+  const results = new Uint8Array([7]);
+  workers[0].onmessage!({ data: { type: 'progress', id: share.id, stage: 'weights', detail: '', results } });
+  assert.deepEqual(share.take(), [results]);
 });

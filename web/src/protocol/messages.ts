@@ -111,12 +111,12 @@ export interface CoreMethods {
   weights: { params: { bins?: number; detail?: boolean }; result: WeightsReport };
   /**
    * Between core workers only (worker/weights_helper.ts): analyse share `part` of `parts` of the open
-   * pair's weights summary, then the other shares' pairs from the far end, sending each slice's
+   * pair's weights summary (with `detail`, of the full report with `bins`: the JSON export), then the other shares' pairs from the far end, sending each slice's
    * results (`results` on the progress) for the core that asked to absorb. Ends when every pair is
    * done, when that core says its table is done (an end-share message), or when another request is
    * waiting. The result: whether every pair was done here.
    */
-  weightsShare: { params: { part: number; parts: number }; result: { complete: boolean } };
+  weightsShare: { params: { part: number; parts: number; detail?: boolean; bins?: number }; result: { complete: boolean } };
   /** One layer's full weight analysis, by float or quantized node id (the detail panel's charts). */
   weightLayer: { params: { nodeId: string; bins?: number }; result: WeightLayer };
   /**

@@ -11,7 +11,7 @@
 // A request on which the wasm instance fails (not with the core's own error: a trap, a stack
 // overflow) gets an error with `restarted`, and the instance is replaced (live_core.ts): what it had
 // open is dropped, and the next request runs on a fresh one.
-import { HeapFile, RangeFile, VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison, type VisualQuant, type WeightsSlice } from 'visualquant-core';
+import { HeapFile, RangeFile, VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison, type VisualQuant, type WeightsRunOptions, type WeightsSlice } from 'visualquant-core';
 import {
   BACKGROUND, isOnDisk, isReference, isStream, type CompareReport, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type PairName, type Params, type ProgressMessage, type RequestMessage,
   type Result, type ToCore,
@@ -38,8 +38,10 @@ interface OpenPair {
   labels: Partial<Record<LayoutView, string>>;
   /** The last activation comparison of this pair's own models (not a what-if), as JSON text: the three-way table reads it. */
   activations?: string;
-  /** The helper core's share of the weights summary (weights_helper.ts), when one took it. */
+  /** The helper core's share of a weight report being made (weights_helper.ts), when one took it. */
   helperShare?: HelperShare | null;
+  /** The helper core was given this pair: it can share the full report (the JSON export) too. */
+  helperHolds?: boolean;
   /**
    * The files' names, when the pair is worth a helper that was not running at its open (a page
    * opened with URLs asks at once): one is started when the summary is asked, after the drawing.
@@ -166,7 +168,9 @@ function helperFor(opened: OpenPair, first: FileSource, second: FileSource, exte
 /** The helper given copies of the pair's files (from this core's memory), or null when it is not running. */
 function startHelper(opened: OpenPair, first: string, second: string): HelperShare | null {
   const [a, b] = opened.comparison.givenFiles();
-  return helper?.start({ name: first, bytes: a.slice().buffer }, { name: second, bytes: b.slice().buffer }) ?? null;
+  const share = helper?.start({ name: first, bytes: a.slice().buffer }, { name: second, bytes: b.slice().buffer }) ?? null;
+  opened.helperHolds = share !== null;
+  return share;
 }
 
 /**
@@ -192,18 +196,50 @@ function sizeKnown(f: FileSource): number {
 }
 
 /**
- * A helper's results taken into the pair's summary run; on bytes it refuses (a helper gone wrong),
+ * A helper's results taken into the pair's run; on bytes it refuses (a helper gone wrong),
  * the helper is ended and this core analyses the rest itself (null).
  */
-function absorbHelperResults(p: OpenPair, results: Uint8Array): WeightsSlice | null {
+function absorbHelperResults(p: OpenPair, results: Uint8Array, run: WeightsRunOptions): WeightsSlice | null {
   try {
-    return p.comparison.weightsAbsorb(results);
+    return p.comparison.weightsAbsorb(results, run);
   } catch (e) {
     if (!(e instanceof VisualQuantError)) throw e;
     helper?.stop();
     p.helperShare = null;
+    p.helperHolds = false;
     return null;
   }
+}
+
+/**
+ * A weight report made a slice at a time (the table's summary, or the full report), with this
+ * thread's event loop between slices: the range reads' responses of the weights done are given back
+ * there, not held to the end of one call (gigabytes on a 4 GB pair). Requests wait meanwhile (drain
+ * runs one at a time), so the pair stays open. Each slice goes to `show` as it is found (the table
+ * fills while the rest are analysed). With a helper core's share, this core leads with its own share
+ * and takes the helper's results in as they come; done with its share, it takes the helper's pairs
+ * from the far end in small slices (the two meet with little analysed twice), and if the helper
+ * fails, it does the rest. Once done, the helper is told the report is made.
+ */
+async function sharedRun(p: OpenPair, run: WeightsRunOptions, onProgress: ReturnType<typeof weightsProgress>, show: (slice: WeightsSlice) => void) {
+  const share = p.helperShare;
+  if (share) p.comparison.weightsShare(0, 2, run);
+  let done = false, shareDone = false;
+  while (!done) {
+    for (const results of p.helperShare?.take() ?? []) {
+      const slice = absorbHelperResults(p, results, run);
+      if (!slice) break;
+      ({ done, shareDone } = slice);
+      show(slice);
+    }
+    if (done) break;
+    const slice = p.comparison.weightsSlice(share && shareDone ? WEIGHTS_SHARED_SLICE_PARAMETERS : WEIGHTS_SLICE_PARAMETERS, { ...run, onProgress });
+    ({ done, shareDone } = slice);
+    show(slice);
+    await betweenSteps();
+  }
+  if (share && p.helperShare === share) helper?.endShare();
+  p.helperShare = null;
 }
 
 /** Closes what is open: a comparison's pairs and its three-way table. */
@@ -508,58 +544,39 @@ const handlers: { [M in Method]: Handler<M> } = {
     const p = requirePair();
     progress(id, 'weights', 'analysing every quantized weight');
     const summary = !detail && bins === undefined;
-    if (summary && p.weights === undefined) p.helperShare ??= lateHelper(p);
+    if (summary && p.weights !== undefined) return p.weights;
+    if (summary) p.helperShare ??= lateHelper(p);
+    // The full report (the JSON export), made when asked: on two cores too when the helper holds
+    // this pair (it was given it for the table). Other bins without detail: one go, as the CLI's.
+    if (detail && !p.helperShare && p.helperHolds && helper?.holdsPair) p.helperShare = helper.shareReport({ detail: true, bins: bins ?? 0 });
+    if (!summary && !detail) return p.comparison.weights(bins ?? 0, { detail: false, onProgress: weightsProgress(id, 'weights', 'analysing weights') });
     // "on two cores" when the helper core takes its share (the page's status line says so).
-    const onProgress = weightsProgress(id, 'weights', p.helperShare && p.weights === undefined && summary ? 'analysing weights on two cores' : 'analysing weights');
-    // The table's fields only, kept: one layer's histograms and series come with weightLayer(). The
-    // full report (the JSON export) is made when asked.
-    if (detail || bins !== undefined) return p.comparison.weights(bins ?? 0, { detail: detail ?? false, onProgress });
-    if (p.weights === undefined) {
-      // A slice at a time, with this thread's event loop between slices: the range reads' responses
-      // of the weights done are given back there, not held to the end of one call (gigabytes on a
-      // 4 GB pair). Requests wait meanwhile (drain runs one at a time), so the pair stays open.
-      // Each slice's layers go to the page as they are found: its table fills while the rest are analysed.
-      // With a helper core, this one leads with its own share and takes the helper's results in as
-      // they come; done with its share, it takes the helper's pairs from the far end in small
-      // slices (the two meet with little analysed twice), and if the helper fails, it does the rest.
-      const share = p.helperShare;
-      if (share) p.comparison.weightsShare(0, 2);
-      let done = false, shareDone = false;
+    const onProgress = weightsProgress(id, 'weights', p.helperShare ? 'analysing weights on two cores' : 'analysing weights');
+    const run = { detail: !summary, bins: bins ?? 0 };
+    await sharedRun(p, run, onProgress, (slice) => {
       // A slice's layers, unless it was the last: those come ranked with the table itself.
-      const show = ({ done: last, measures, reference, compared, layers }: WeightsSlice) => {
-        if (!last && layers.length) post({ type: 'progress', id, stage: 'weights', detail: 'analysing weights', slice: { measures, reference, compared, layers } });
-      };
-      while (!done) {
-        for (const results of p.helperShare?.take() ?? []) {
-          const slice = absorbHelperResults(p, results);
-          if (!slice) break;
-          ({ done, shareDone } = slice);
-          show(slice);
-        }
-        if (done) break;
-        const slice = p.comparison.weightsSlice(share && shareDone ? WEIGHTS_SHARED_SLICE_PARAMETERS : WEIGHTS_SLICE_PARAMETERS, { onProgress });
-        ({ done, shareDone } = slice);
-        show(slice);
-        await betweenSteps();
+      if (summary && !slice.done && slice.layers.length) {
+        const { measures, reference, compared, layers } = slice;
+        post({ type: 'progress', id, stage: 'weights', detail: 'analysing weights', slice: { measures, reference, compared, layers } });
       }
-      if (share && p.helperShare === share) helper?.endShare();
-      p.helperShare = null;
-      p.weights = p.comparison.weights(0, { detail: false });
-    }
-    return p.weights;
+    });
+    // The table's fields only, kept: one layer's histograms and series come with weightLayer().
+    if (summary) return (p.weights = p.comparison.weights(0, { detail: false }));
+    return p.comparison.weights(run.bins, { detail: true });
   },
-  async weightsShare({ part, parts }, id) {
+  async weightsShare({ part, parts, detail, bins }, id) {
     // The helper's side: its share, then the asking core's pairs from the far end, a slice at a
     // time, each slice's results sent as they are made, until every pair is done here or the asking
     // core says its table is done (end-share). A request waiting (the asking core opened another
     // pair) ends it too: those results are not wanted.
     const p = requirePair();
     if (sharesEndedUpTo >= id) return JSON.stringify({ complete: false });  // ended before it began
-    p.comparison.weightsShare(part, parts);
+    const run = { detail: detail ?? false, bins: bins ?? 0 };
+    p.comparison.weightsShare(part, parts, run);
     let done = false, shareDone = false;
     for (;;) {
-      ({ done, shareDone } = p.comparison.weightsSlice(shareDone ? WEIGHTS_SHARED_SLICE_PARAMETERS : WEIGHTS_SLICE_PARAMETERS));
-      post({ type: 'progress', id, stage: 'weights', detail: 'analysing a share of the weights', results: p.comparison.weightsResults() });
+      ({ done, shareDone } = p.comparison.weightsSlice(shareDone ? WEIGHTS_SHARED_SLICE_PARAMETERS : WEIGHTS_SLICE_PARAMETERS, run));
+      post({ type: 'progress', id, stage: 'weights', detail: 'analysing a share of the weights', results: p.comparison.weightsResults(run) });
       if (done) return JSON.stringify({ complete: true });
       await nextTask();
       if (queue.length || sharesEndedUpTo >= id) return JSON.stringify({ complete: false });

@@ -73,13 +73,14 @@ export class HelperShare {
   /** The helper answered its share (or failed): no more results will come. */
   ended = false;
 
-  constructor(readonly id: number) {}
+  /** `openId`: the helper's open of the pair just before, when there was one (its error ends the share too). */
+  constructor(readonly id: number, private readonly openId: number | null = null) {}
 
   /** A message of the helper's, if it is about this share. */
   receive(message: FromCore): void {
     if (message.type === 'ready') return;
     // This share's messages, or an error of the open before it (the share then fails too).
-    if (message.id !== this.id && !(message.type === 'error' && message.id === this.id - 1)) return;
+    if (message.id !== this.id && !(message.type === 'error' && message.id === this.openId)) return;
     if (message.type === 'progress') {
       const results = (message as ProgressMessage).results;
       if (results) this.results.push(results);
@@ -161,13 +162,27 @@ export class WeightsHelper {
     this.share?.end();
     this.share = null;
     if (!this.worker) return null;
-    const open = this.nextId++, analyse = this.nextId++;
-    const share = new HelperShare(analyse);
-    this.share = share;
+    const open = this.nextId++;
     this.holdsPair = true;
     this.worker.postMessage({ type: 'request', id: open, method: 'open', params: { first, second, external: [] } } satisfies ToCore, [first.bytes, second.bytes]);
-    this.worker.postMessage({ type: 'request', id: analyse, method: 'weightsShare', params: { part: 1, parts: 2 } } satisfies ToCore);
-    return share;
+    return this.share = this.ask({ part: 1, parts: 2 }, open);
+  }
+
+  /**
+   * Has the helper, which holds the pair already (start), analyse share 1 of 2 of another report of
+   * it: the full report with `bins` (the JSON export). Null when it holds no pair.
+   */
+  shareReport(run: { detail: boolean; bins: number }): HelperShare | null {
+    this.share?.end();
+    this.share = null;
+    if (!this.worker || !this.holdsPair) return null;
+    return this.share = this.ask({ part: 1, parts: 2, ...run }, null);
+  }
+
+  private ask(params: { part: number; parts: number; detail?: boolean; bins?: number }, openId: number | null): HelperShare {
+    const id = this.nextId++;
+    this.worker!.postMessage({ type: 'request', id, method: 'weightsShare', params } satisfies ToCore);
+    return new HelperShare(id, openId);
   }
 
   /** The table the helper shares is done: it stops analysing (its pair stays open). */
