@@ -26,7 +26,7 @@ import { heldFileRefusal } from '../protocol/file_limits';
 import { nextTask } from './next_task';
 import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl, releaseRangeResponses } from './range_files';
 import { warmUpUntilRequested } from './warm_up';
-import { HELPER_MAX_BYTES, HELPER_NAME, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
+import { HELPER_MAX_BYTES, HELPER_NAME, helperThreads, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
 
 interface OpenPair {
   comparison: OpenComparison;
@@ -138,9 +138,9 @@ const isHelper = (self as unknown as { name?: string }).name === HELPER_NAME;
 function browserHelper(): ReturnType<HelperFactory> {
   return new Worker(new URL(CORE_MODULE_HASH, self.location.href), { type: 'module', name: HELPER_NAME }) as unknown as ReturnType<HelperFactory>;
 }
-// The browser's nested workers. (The VS Code extension host runs this script in a worker thread with
-// no Worker: its core takes each pair at once, with no idle time to start a helper in.)
-const helperFactory: HelperFactory | null = isHelper || typeof Worker !== 'function' ? null : browserHelper;
+// The browser's nested workers; the VS Code extension host's core thread (no Worker there) sets a
+// factory of nested worker threads (helperThreads).
+const helperFactory: HelperFactory | null = isHelper ? null : typeof Worker === 'function' ? browserHelper : helperThreads.make;
 // The module message is read when the helper starts (coreModule is set further down).
 const helper = helperFactory ? new WeightsHelper(helperFactory, () => coreModule) : null;
 
@@ -153,11 +153,11 @@ function helperFor(opened: OpenPair, first: FileSource, second: FileSource, exte
   const [a, b] = opened.comparison.givenFiles();
   const size = a.byteLength + b.byteLength;
   if (helperWorthIt(size, external.length)) {
-    // A pair from URLs (the page has just loaded), or a helper not running: the helper gets the pair
-    // when the summary is asked, once the graphs are drawn. Given it with the open, it made the
-    // segmentation pair's drawing from URLs 0.1 s later (its open competing with the layout and the
-    // drawing for two cores).
-    const share = fromUrls(first, second) ? null : startHelper(opened, first.name, second.name);
+    // A helper started for this pair (from URLs, or in the VS Code extension host: no idle time),
+    // or not running: it gets the pair when the summary is asked, once the graphs are drawn. Given
+    // it with the open, it made the segmentation pair's drawing from URLs 0.1 s later (its open
+    // competing with the layout and the drawing for two cores).
+    const share = helper.startedIdle ? startHelper(opened, first.name, second.name) : null;
     if (!share) opened.helperLater = { first: first.name, second: second.name };
     return share;
   }
@@ -182,7 +182,7 @@ function lateHelper(p: OpenPair): HelperShare | null {
   const names = p.helperLater;
   p.helperLater = null;
   if (!names || !helper) return null;
-  helper.warm();
+  helper.prepare();
   return startHelper(p, names.first, names.second);
 }
 
@@ -502,8 +502,9 @@ const handlers: { [M in Method]: Handler<M> } = {
       const [a, b] = [pair!, pairB!];
       return `{"report":${a.comparison.report.trimEnd()},"versionB":${b.comparison.report.trimEnd()},"version":${JSON.stringify(vq.version)}}`;
     }
-    // From URLs: the helper's instance starts while the files come, for the table later.
-    if (!external.length && fromUrls(first, second)) helper?.prepare();
+    // A pair worth a helper, and none running: its instance starts now (from URLs, while the files
+    // come), for the table later. Sizes unknown before the read (URLs) count as worth it.
+    if (!external.length && (fromUrls(first, second) || helperWorthIt(sizeKnown(first) + sizeKnown(second), 0))) helper?.prepare();
     const opened = await openPair(vq, first, second, external, id);
     // The helper core opens the same files while this one lays them out and the page draws, and
     // analyses its share of the weights. (Given the files with this core's, it made the segmentation

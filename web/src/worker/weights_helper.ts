@@ -61,6 +61,13 @@ export const isEndShareMessage = (data: unknown): data is EndShareMessage => (da
 /** Starts a helper worker running this script. */
 export type HelperFactory = () => HelperWorker;
 
+/**
+ * How a host without Web Workers starts a helper: the VS Code extension host's core thread (a Node
+ * worker thread) sets a factory of nested worker threads here before the core's script runs
+ * (vscode-extension/src/host/worker_globals.ts).
+ */
+export const helperThreads: { make: HelperFactory | null } = { make: null };
+
 /** Whether a pair is worth a helper's open: `size` is both model files' bytes. */
 export function helperWorthIt(size: number, external: number): boolean {
   if (external) return false;  // a large model's external data: read by range, not twice
@@ -112,12 +119,23 @@ export class WeightsHelper {
   private share: HelperShare | null = null;
   /** The helper was given a pair (it holds a copy of its models until ended). */
   holdsPair = false;
+  /**
+   * The helper was started while the page was idle (warm) and has warmed up: a pair is given to it
+   * with the open. One started for a pair about to be read (prepare) gets it once the graphs are
+   * drawn: its open would compete with the drawing.
+   */
+  startedIdle = false;
 
   constructor(private readonly make: HelperFactory, private readonly coreModule: () => Promise<CoreModuleMessage>) {}
 
   /** Starts the helper's worker now (while nobody waits), so that its instance is warm for a pair. */
   warm(): void {
     if (this.worker) return;
+    this.startedIdle = true;
+    this.launch();
+  }
+
+  private launch(): void {
     let worker: HelperWorker;
     try {
       worker = this.make();
@@ -143,13 +161,15 @@ export class WeightsHelper {
   }
 
   /**
-   * Starts the helper's worker for a pair this worker is about to read from URLs: its instance
-   * starts while the files come (network time, with a core to spare), without warm-up rounds (hushed
-   * at once), and it is given the pair once the graphs are drawn.
+   * Starts the helper's worker for a pair this worker is about to read (from URLs: its instance
+   * starts while the files come, network time with a core to spare) or has just been given (the VS
+   * Code extension host, with no idle time), without warm-up rounds (hushed at once); it is given the
+   * pair once the graphs are drawn.
    */
   prepare(): void {
     if (this.worker) return;
-    this.warm();
+    this.startedIdle = false;
+    this.launch();
     this.hush();
   }
 
