@@ -26,7 +26,7 @@ import { heldFileRefusal } from '../protocol/file_limits';
 import { nextTask } from './next_task';
 import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl, releaseRangeResponses } from './range_files';
 import { warmUpUntilRequested } from './warm_up';
-import { HELPER_MAX_BYTES, HELPER_NAME, helperThreads, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
+import { HELPER_MAX_BYTES, HELPER_NAME, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
 
 interface OpenPair {
   comparison: OpenComparison;
@@ -138,9 +138,11 @@ const isHelper = (self as unknown as { name?: string }).name === HELPER_NAME;
 function browserHelper(): ReturnType<HelperFactory> {
   return new Worker(new URL(CORE_MODULE_HASH, self.location.href), { type: 'module', name: HELPER_NAME }) as unknown as ReturnType<HelperFactory>;
 }
-// The browser's nested workers; the VS Code extension host's core thread (no Worker there) sets a
-// factory of nested worker threads (helperThreads).
-const helperFactory: HelperFactory | null = isHelper ? null : typeof Worker === 'function' ? browserHelper : helperThreads.make;
+// The browser's nested workers. The VS Code extension host runs this script in a worker thread with
+// no Worker, and has no helper: a nested worker thread was built and measured there, and made the
+// segmentation pair slower (a new thread compiles the wasm afresh and runs the analysis cold, while
+// the core opens the pair; the README's benchmarks).
+const helperFactory: HelperFactory | null = isHelper || typeof Worker !== 'function' ? null : browserHelper;
 // The module message is read when the helper starts (coreModule is set further down).
 const helper = helperFactory ? new WeightsHelper(helperFactory, () => coreModule) : null;
 
@@ -153,8 +155,8 @@ function helperFor(opened: OpenPair, first: FileSource, second: FileSource, exte
   const [a, b] = opened.comparison.givenFiles();
   const size = a.byteLength + b.byteLength;
   if (helperWorthIt(size, external.length)) {
-    // A helper started for this pair (from URLs, or in the VS Code extension host: no idle time),
-    // or not running: it gets the pair when the summary is asked, once the graphs are drawn. Given
+    // A helper started for this pair (from URLs, or given with no helper running), or not running:
+    // it gets the pair when the summary is asked, once the graphs are drawn. Given
     // it with the open, it made the segmentation pair's drawing from URLs 0.1 s later (its open
     // competing with the layout and the drawing for two cores).
     const share = helper.startedIdle ? startHelper(opened, first.name, second.name) : null;

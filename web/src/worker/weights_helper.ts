@@ -61,12 +61,6 @@ export const isEndShareMessage = (data: unknown): data is EndShareMessage => (da
 /** Starts a helper worker running this script. */
 export type HelperFactory = () => HelperWorker;
 
-/**
- * How a host without Web Workers starts a helper: the VS Code extension host's core thread (a Node
- * worker thread) sets a factory of nested worker threads here before the core's script runs
- * (vscode-extension/src/host/worker_globals.ts).
- */
-export const helperThreads: { make: HelperFactory | null } = { make: null };
 
 /** Whether a pair is worth a helper's open: `size` is both model files' bytes. */
 export function helperWorthIt(size: number, external: number): boolean {
@@ -162,9 +156,9 @@ export class WeightsHelper {
 
   /**
    * Starts the helper's worker for a pair this worker is about to read (from URLs: its instance
-   * starts while the files come, network time with a core to spare) or has just been given (the VS
-   * Code extension host, with no idle time), without warm-up rounds (hushed at once); it is given the
-   * pair once the graphs are drawn.
+   * starts while the files come, network time with a core to spare) or has just been given with no
+   * helper running, without warm-up rounds (hushed at once); it is given the pair once the graphs
+   * are drawn.
    */
   prepare(): void {
     if (this.worker) return;
