@@ -267,3 +267,32 @@ test('activations in the extension host: both models run with onnxruntime-web in
   const lint = await ask('lint', {});
   assert.equal(lint.type, 'result', 'the pair is still open');
 });
+
+test('a large pair gets a helper thread: the table and the JSON export\'s full report on two cores, the CLI\'s bytes', async () => {
+  // A ResNet-50-sized float/QDQ pair (125 MB, bench/make_compare_pair.py): above the helper's floor.
+  const dir = mkdtempSync(path.join(tmpdir(), 'vq-helper-thread-'));
+  try {
+    const made = spawnSync('/usr/bin/python3', [path.join(root, 'bench/make_compare_pair.py'), 'resnet50', dir], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    const f = path.join(dir, 'resnet50_float.onnx'), q = path.join(dir, 'resnet50_quant.onnx');
+    const { ask, posted } = session();
+    const opened = await ask('open', { first: ref(f), second: ref(q), external: [] });
+    assert.equal(opened.type, 'result');
+    const native = spawnSync(cli, ['weights', f, q, '--json', '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    assert.equal(native.status, 0, native.stderr);
+    const reference = JSON.parse(native.stdout);
+    const onTwoCores = () => posted.filter((m) => m.type === 'progress' && /^analysing weights on two cores: /.test(m.detail)).length;
+    const summary = await ask('weights', {});
+    assert.equal(summary.type, 'result');
+    assert.ok(onTwoCores() > 0, 'the table was analysed on two cores');
+    const ranked = (summary as { result: Result<'weights'> }).result.layers;
+    assert.deepEqual(ranked.map((l) => [l.rank, l.float_node, l.error.sqnr_db]), reference.layers.map((l: { rank: number; float_node: string; error: { sqnr_db: number } }) => [l.rank, l.float_node, l.error.sqnr_db]));
+    const before = onTwoCores();
+    const full = await ask('weights', { detail: true });
+    assert.equal(full.type, 'result');
+    assert.ok(onTwoCores() > before, 'the full report too');
+    assert.deepEqual((full as { result: unknown }).result, reference);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

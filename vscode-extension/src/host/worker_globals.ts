@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { RangeFile } from 'visualquant-core';
 import { diskFiles } from '../../../web/src/worker/range_files';
-import { parentPort } from 'node:worker_threads';
+import { HELPER_NAME, helperThreads, type HelperWorker } from '../../../web/src/worker/weights_helper';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 
 const port = parentPort;
@@ -18,6 +19,8 @@ const here = new URL('.', import.meta.url);
 
 Object.assign(globalThis, {
   self: {
+    // A helper thread is named as the page's helper worker is (the core's script then starts none).
+    name: (workerData as { name?: string } | null)?.name ?? '',
     location: { href: here.href },
     postMessage: (message: unknown) => port.postMessage(message),
     get onmessage() {
@@ -35,3 +38,20 @@ Object.assign(globalThis, {
 });
 
 diskFiles.open = (name, path) => RangeFile.ofPath(fs, path, name);
+
+// The core's helper for the weight analysis (web/src/worker/weights_helper.ts): this same script in a
+// nested worker thread, adapted to the Web Worker's shape the core worker uses. It is given the
+// module the core compiled (core_worker.ts, coreWasm), so both run the same code; it starts while the
+// core opens a pair, and is ended with the core's thread.
+helperThreads.make = (): HelperWorker => {
+  const thread = new Worker(fileURLToPath(import.meta.url), { name: HELPER_NAME, workerData: { name: HELPER_NAME } });
+  const helper: HelperWorker = {
+    onmessage: null,
+    onerror: null,
+    postMessage: (message, transfer) => thread.postMessage(message, (transfer ?? []) as ArrayBuffer[]),
+    terminate: () => void thread.terminate(),
+  };
+  thread.on('message', (data: unknown) => helper.onmessage?.({ data }));
+  thread.on('error', (e: Error) => helper.onerror?.({ message: e.message }));
+  return helper;
+};

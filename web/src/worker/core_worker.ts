@@ -26,7 +26,7 @@ import { heldFileRefusal } from '../protocol/file_limits';
 import { nextTask } from './next_task';
 import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl, releaseRangeResponses } from './range_files';
 import { warmUpUntilRequested } from './warm_up';
-import { HELPER_MAX_BYTES, HELPER_NAME, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
+import { HELPER_MAX_BYTES, HELPER_NAME, helperThreads, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
 
 interface OpenPair {
   comparison: OpenComparison;
@@ -138,13 +138,14 @@ const isHelper = (self as unknown as { name?: string }).name === HELPER_NAME;
 function browserHelper(): ReturnType<HelperFactory> {
   return new Worker(new URL(CORE_MODULE_HASH, self.location.href), { type: 'module', name: HELPER_NAME }) as unknown as ReturnType<HelperFactory>;
 }
-// The browser's nested workers. The VS Code extension host runs this script in a worker thread with
-// no Worker, and has no helper: a nested worker thread was built and measured there, and made the
-// segmentation pair slower (a new thread compiles the wasm afresh and runs the analysis cold, while
-// the core opens the pair; the README's benchmarks).
-const helperFactory: HelperFactory | null = isHelper || typeof Worker !== 'function' ? null : browserHelper;
+// The browser's nested workers; the VS Code extension host's core thread (no Worker there) sets a
+// factory of nested worker threads (helperThreads).
+const helperFactory: HelperFactory | null = isHelper ? null : typeof Worker === 'function' ? browserHelper : helperThreads.make;
 // The module message is read when the helper starts (coreModule is set further down).
-const helper = helperFactory ? new WeightsHelper(helperFactory, () => coreModule) : null;
+const helper = helperFactory ? new WeightsHelper(helperFactory, async () => {
+  const given = await coreModule;
+  return given.module || !ownModule ? given : { type: 'core-module', module: ownModule };
+}) : null;
 
 /**
  * The helper's share of a pair just opened, or null. A helper holding an earlier pair is ended (its
@@ -780,8 +781,18 @@ async function coreWasm(): Promise<WebAssembly.Module | Uint8Array> {
   const wasmUrl = new URL('visualquant_core.wasm', self.location.href);
   const response = await fetch(wasmUrl);
   if (!response.ok) throw new Error(`cannot load the core (${wasmUrl.pathname}: HTTP ${response.status}${given.problem ? `; the page: ${given.problem}` : ''})`);
-  return new Uint8Array(await response.arrayBuffer());
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  // Compiled here once, for this core and its helper: the helper then runs the same code, optimised
+  // as it gets hot in either (a helper compiling its own copy ran the analysis cold).
+  try {
+    ownModule = await WebAssembly.compile(bytes);
+    return ownModule;
+  } catch {
+    return bytes;  // the instance's own compile says what is wrong with them
+  }
 }
+/** The module this worker compiled itself (coreWasm), given to its helper. */
+let ownModule: WebAssembly.Module | null = null;
 
 /** Nothing can be answered without the core: fail every request, now and later. */
 function coreDidNotStart(e: unknown) {

@@ -11,9 +11,15 @@ channel.port1.onmessage = () => waiting.shift()?.();
 // Node's worker threads (the VS Code extension host): the port must not keep the thread alive.
 (channel.port1 as unknown as { unref?: () => void }).unref?.();
 
+// Node's worker threads (the VS Code extension host) have setImmediate, which runs after the event
+// loop's pending messages on every port: a channel's message there is one port among others, and was
+// answered before the parent's and the helper's messages.
+const immediate = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate;
+
 /** Resolves in a later task: what was queued meanwhile (freeing, messages) runs first. */
 export function nextTask(): Promise<void> {
   return new Promise<void>((resolve) => {
+    if (immediate) return immediate(resolve);
     waiting.push(resolve);
     channel.port2.postMessage(null);
   });

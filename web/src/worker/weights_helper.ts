@@ -61,6 +61,13 @@ export const isEndShareMessage = (data: unknown): data is EndShareMessage => (da
 /** Starts a helper worker running this script. */
 export type HelperFactory = () => HelperWorker;
 
+/**
+ * How a host without Web Workers starts a helper: the VS Code extension host's core thread (a Node
+ * worker thread) sets a factory of nested worker threads here before the core's script runs
+ * (vscode-extension/src/host/worker_globals.ts).
+ */
+export const helperThreads: { make: HelperFactory | null } = { make: null };
+
 
 /** Whether a pair is worth a helper's open: `size` is both model files' bytes. */
 export function helperWorthIt(size: number, external: number): boolean {
