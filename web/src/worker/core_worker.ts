@@ -509,9 +509,10 @@ const handlers: { [M in Method]: Handler<M> } = {
     // come), for the table later. Sizes unknown before the read (URLs) count as worth it.
     if (!external.length && (fromUrls(first, second) || helperWorthIt(sizeKnown(first) + sizeKnown(second), 0))) helper?.prepare();
     const opened = await openPair(vq, first, second, external, id);
-    // The helper core opens the same files while this one lays them out and the page draws, and
-    // analyses its share of the weights. (Given the files with this core's, it made the segmentation
-    // pair's drawing 0.06 s later: both read them through the browser at once.)
+    // A helper warmed while the page was idle opens the same files while this one lays them out and
+    // the page draws, and analyses its share of the weights; any other gets them once drawn
+    // (helperFor). (Given the files with this core's, it made the segmentation pair's drawing 0.06 s
+    // later: both read them through the browser at once.)
     opened.helperShare = helperFor(opened, first, second, external);
     pair = opened;
     const comparison = opened.comparison;
