@@ -253,10 +253,13 @@ class CodeTally {
         continue;
       }
       const double inverse_step = 1 / step;
+      // The shortcut below needs the step a normal float32: a subnormal one loses relative precision.
+      const double shortcut_below = step >= std::numeric_limits<float>::min() && step <= std::numeric_limits<float>::max() ? 0.5 : 0;
       lsb_count += end - k;
       for (; k < end; ++k) {
         const double code = codes[k];
-        const double lsb = std::fabs(q[k] - f[k]) * inverse_step;
+        const double error = (f[k] - q[k]) * inverse_step;
+        const double lsb = std::fabs(error);
         lsb_sum += lsb;
         max_lsb = std::max(max_lsb, lsb);
         // QuantizeLinear's rule decides both: the nearest code for the float value (float32
@@ -264,7 +267,16 @@ class CodeTally {
         // code is "not nearest" when it differs from the saturated one. The zero point is what
         // the code and its dequantised value imply (q / step is code - zero point up to rounding
         // far below one half).
-        const double zero_point = round_half_even(code - q[k] * inverse_step);
+        const double implied = code - q[k] * inverse_step;
+        const double zero_point = round_half_even(implied);
+        // Most codes are plainly the nearest: f / step lies within one half of code - zero point,
+        // by more than the float32 division's error (three roundings of 2^-24, relative to a
+        // quotient within one of |code| + |zero point|; doubled) and the double arithmetic's here.
+        // Then QuantizeLinear gives the code itself, and only its range is left to check; the
+        // rest, ties and far values (NaN too), take the rule itself.
+        const double off = error + (zero_point - implied);  // f / step - (code - zero point)
+        const double margin = (std::fabs(code) + std::fabs(zero_point) + 2) * 4e-7;
+        if (std::fabs(off) < shortcut_below - margin && code >= qmin && code <= qmax) continue;
         const double unclamped = quantize_value(f[k], step, zero_point, -INFINITY, INFINITY);
         if (unclamped < qmin || unclamped > qmax) {
           clip(k);
@@ -357,6 +369,22 @@ class SharedBins {
   bool spread_ = false;
 };
 
+// The largest |value| of n (0 for none; NaN ignored). Four running maxima: one waits on the
+// previous comparison at every element.
+double peak_abs(const double* v, std::size_t n) {
+  double m[4] = {0, 0, 0, 0};
+  std::size_t k = 0;
+  for (; k + 4 <= n; k += 4)
+    for (std::size_t j = 0; j < 4; ++j) m[j] = std::max(m[j], std::fabs(v[k + j]));
+  for (; k < n; ++k) m[0] = std::max(m[0], std::fabs(v[k]));
+  return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+}
+
+// Whether all n values are 0 (NaN is not), looking no further than the first that is not.
+bool all_zero(const double* v, std::size_t n) {
+  return std::all_of(v, v + n, [](double x) { return x == 0; });
+}
+
 // Gathers RowEvidence (weight_analysis.h) from the chunks as read. Each test is the lint's own,
 // element by element, so that the verdicts do not depend on the order the values come in.
 class EvidenceGatherer {
@@ -380,26 +408,20 @@ class EvidenceGatherer {
     const bool codes = codes_ && c.with_codes;
     for_each_segment(walk, c.first, c.size, [&](std::uint64_t row, std::uint64_t, std::size_t at, std::size_t len) {
       const double* f = c.f.data() + at;
-      double peak = e_.float_peak[row];
-      for (std::size_t k = 0; k < len; ++k) peak = std::max(peak, std::fabs(f[k]));
-      e_.float_peak[row] = peak;
+      e_.float_peak[row] = std::max(e_.float_peak[row], peak_abs(f, len));
       if (!codes) return;
-      bool nonzero = e_.float_nonzero[row];
-      for (std::size_t k = 0; k < len; ++k) nonzero = nonzero || f[k] != 0;
-      e_.float_nonzero[row] = nonzero;
+      e_.float_nonzero[row] = e_.float_nonzero[row] || !all_zero(f, len);
       const double* q = c.q.data() + at;
       const double* code = c.codes.data() + at;
       const double* steps = c.steps.data() + at;
       const double factor = row_factor_ ? (*row_factor_)[row] : 1.0;
-      bool quant_nonzero = e_.quant_nonzero[row];
+      e_.quant_nonzero[row] = e_.quant_nonzero[row] || !all_zero(q, len);
       std::uint64_t beyond = 0;
       for (std::size_t k = 0; k < len; ++k) {
-        quant_nonzero = quant_nonzero || q[k] != 0;
         const double step = steps[k];
         if (!(step > 0)) continue;
         beyond += beyond_codes_reach(f[k] * factor, code[k], q[k], step, codes_->qmin, codes_->qmax);
       }
-      e_.quant_nonzero[row] = quant_nonzero;
       e_.beyond_codes[row] += beyond;
       e_.float_over_three_levels[row] = float_levels_[row].add(f, len);
       e_.codes_over_three_levels[row] = code_levels_[row].add(code, len);

@@ -39,10 +39,12 @@ struct WeightAnalysisOptions {
 // The per-element tests of those checks, one definition for the lint's own reading and for the
 // analysis' gathering. A float value `f` (times the row's factor) beyond the range a code type
 // [qmin, qmax] reaches, by more than half a step, given the element's code, dequantised value and step.
+// value = (code - zero point) x step, so the codes reach from value + (qmin - code) x step to
+// value + (qmax - code) x step: measured from the element's own value, without dividing by the
+// step (this runs on every element of every weight the lint reads).
 inline bool beyond_codes_reach(double f, double code, double value, double step, double qmin, double qmax) {
-  const double zero_point = code - value / step;  // value = (code - zero point) x step
-  const double lo = (qmin - zero_point) * step, hi = (qmax - zero_point) * step;
-  return f > hi + 0.5 * step || f < lo - 0.5 * step;
+  const double from_value = f - value;
+  return from_value > (qmax - code + 0.5) * step || from_value < (qmin - code - 0.5) * step;
 }
 // Up to three distinct values, then "more than three" for good (stops looking at the fourth; NaN,
 // equal to nothing, is new each time).

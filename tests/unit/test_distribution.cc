@@ -15,6 +15,7 @@
 
 #include "onnx_format/element_decode.h"
 #include "quant/dequantize.h"
+#include "quant/quantize.h"
 #include "weights/distribution.h"
 #include "weights/extreme_values.h"
 #include "weights/weight_analysis.h"
@@ -260,4 +261,75 @@ BOOST_AUTO_TEST_CASE(kept_ends_answer_only_with_every_outlier) {
   }
   BOOST_TEST(answered > 0u);
   BOOST_TEST(declined > 0u);  // 400 outliers at one end are more than 16 kept
+}
+
+// The codes' verdicts (not the nearest code; beyond the code range) are QuantizeLinear's rule,
+// element by element, however the analysis gets there (it skips the float32 division for codes
+// plainly the nearest): against the rule applied to every element, on codes rounded to nearest,
+// ties, codes one off, values beyond the range, a subnormal float32 step, a wide zero point, NaN
+// and infinities.
+BOOST_AUTO_TEST_CASE(code_verdicts_are_quantize_linears_for_every_element) {
+  constexpr std::uint64_t rows = 8, cols = 4096;
+  const double steps[rows] = {0.01, 0.003, 1e-40, 7.5, 1.0 / 3, 0.25, 1e-3, 2e-5};
+  const double zero_points[rows] = {0, 3, -7, 100000, 128, -128, 5, 0};
+  const double qmin = -128, qmax = 127;
+  std::mt19937 rng(21);
+  std::normal_distribution<double> normal(0, 1);
+  std::uniform_int_distribution<int> pick(0, 99);
+  std::vector<double> f(rows * cols), codes(rows * cols), q(rows * cols);
+  for (std::uint64_t r = 0; r < rows; ++r)
+    for (std::uint64_t c = 0; c < cols; ++c) {
+      const std::size_t i = r * cols + c;
+      const double step = steps[r], zp = zero_points[r];
+      double x = normal(rng) * 40 * step;
+      const int kind = pick(rng);
+      if (kind < 10) x = (std::floor(x / step) + 0.5) * step;            // a tie, as near as doubles get
+      else if (kind < 12) x = static_cast<double>(static_cast<float>((std::round(x / step) + 0.5) * step));
+      else if (kind < 14) x = 300 * step;                                 // beyond the codes' reach
+      else if (kind == 14) x = std::nan("");
+      else if (kind == 15) x = -INFINITY;
+      f[i] = x;
+      double code = quantize_value(x, step, zp, qmin, qmax);
+      if (kind >= 16 && kind < 20) code = std::min(qmax, code + 1);       // not the nearest
+      if (std::isnan(code)) code = zp;
+      codes[i] = code;
+      q[i] = (code - zp) * step;
+    }
+  WeightView fw = view_of(f, rows, "float");
+  WeightView qw = view_of(q, rows, "int8");
+  auto access = std::make_shared<CodeAccess>();
+  access->type = "int8";
+  access->qmin = qmin;
+  access->qmax = qmax;
+  access->at = [&](std::uint64_t i, double& code, double& step) {
+    code = codes[i];
+    step = steps[i / cols];
+  };
+  qw.values.codes = access;
+  qw.values.dequantized = true;
+  // The rule itself, on every element: the zero point the code and its value imply, then
+  // QuantizeLinear of the float value.
+  std::uint64_t not_nearest = 0, clipped = 0;
+  std::vector<std::uint64_t> clipped_at;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    const double step = steps[i / cols];
+    const double zp = round_half_even(codes[i] - q[i] * (1 / step));
+    const double unclamped = quantize_value(f[i], step, zp, -INFINITY, INFINITY);
+    if (unclamped < qmin || unclamped > qmax) {
+      ++clipped;
+      if (clipped_at.size() < WeightAnalysisOptions{}.listed_outliers) clipped_at.push_back(i);
+    }
+    not_nearest += std::min(qmax, std::max(qmin, unclamped)) != codes[i];
+  }
+  BOOST_TEST_REQUIRE(not_nearest > 1000u);  // the cases above are there
+  BOOST_TEST_REQUIRE(clipped > 100u);
+  for (const bool detail : {true, false}) {
+    WeightAnalysisOptions options;
+    options.histograms = options.quantiles = detail;
+    const WeightAnalysis a = analyze_weight_pair(fw, qw, {}, options);
+    BOOST_TEST_REQUIRE(a.codes.has_value());
+    BOOST_TEST(a.codes->not_nearest == not_nearest);
+    BOOST_TEST(a.outliers_beyond_clip == clipped);
+    if (detail) BOOST_TEST(a.clipped_indices == clipped_at);
+  }
 }
