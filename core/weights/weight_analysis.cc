@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <queue>
 #include <unordered_set>
@@ -321,9 +322,17 @@ class CodeTally {
     std::uint64_t* counts = counts_.data();
     const double qmin = qmin_, qmax = qmax_;
     const std::size_t levels = levels_, mask = tables_ - 1;
+    // The level's index by the bits of (code - qmin) + 2^52, whose low word is that integer (codes
+    // are integers, read from integer tensors or rounded): in wasm, a float-to-integer conversion
+    // is a guarded trapping instruction, and this loop ran at 2.4 ns a code.
+    constexpr double kTwo52 = 4503599627370496.0;
     for (std::size_t k = 0; k < n; ++k) {
       const double code = codes[k];
-      if (code >= qmin && code <= qmax) ++counts[(k & mask) * levels + static_cast<std::size_t>(code - qmin)];
+      if (!(code >= qmin && code <= qmax)) continue;
+      std::uint64_t bits;
+      const double shifted = (code - qmin) + kTwo52;
+      std::memcpy(&bits, &shifted, sizeof bits);
+      ++counts[(k & mask) * levels + static_cast<std::uint32_t>(bits)];
     }
   }
 
