@@ -20,7 +20,8 @@ import { GraphView } from './ui/graph_view';
 import type { Shortcuts } from './ui/keyboard';
 import { measureLabels, type MeasuredSizes } from './ui/label_sizes';
 import { Minimap } from './ui/minimap';
-import { LayerTable } from './ui/layer_table';
+import { LayerTable, type TableMeasures } from './ui/layer_table';
+import { paced } from './ui/paced';
 import { LintView } from './ui/lint_view';
 import { NodeSearch, type SearchItem } from './ui/search';
 import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
@@ -45,6 +46,8 @@ interface ViewBase {
   sizes: MeasuredSizes;
 }
 const NO_SELECTION: Selection = { float: [], quant: [], primary: null };
+/** How often the weight analysis' progress (the filling table, the status line) is painted at most. */
+const PROGRESS_PAINT_MS = 250;
 
 class App {
   private readonly core: CoreConnection = uiHost()?.connection ?? pageCoreConnection();
@@ -434,23 +437,39 @@ class App {
       status.textContent = 'Analysing weights…';
       const bins = uiHost()?.options?.bins;
       const found: UnrankedWeightLayer[] = [];
+      let lastSlice: TableMeasures | null = null, tableBehind = false;
+      let howFar: { cores: string, text: string } | null = null;
+      // The table and the status line as the progress stands, painted at most every
+      // PROGRESS_PAINT_MS (paced.ts says why).
+      const paint = paced(PROGRESS_PAINT_MS, () => {
+        if (ticket !== this.opening) return;
+        if (tableBehind && lastSlice) this.table.setFound({ ...lastSlice, layers: found });
+        tableBehind = false;
+        if (!howFar) return;
+        status.textContent = `Analysing weights${howFar.cores}: ${howFar.text}`;
+        this.detail.analysisProgress(howFar.text);
+      });
       const weights = await this.core.request('weights', bins ? { bins } : {}, {
         onProgress: (p) => {
           if (ticket !== this.opening) return;
           if (p.slice) {
             // The layers analysed so far, unranked, while the rest are analysed (largest first).
             found.push(...p.slice.layers);
-            this.table.setFound({ ...p.slice, layers: found });
+            lastSlice = p.slice;
+            tableBehind = true;
+            paint.request();
             return;
           }
           if (p.fraction === undefined) return;
           // "120 of 560 layers, 40 %": the fraction counts parameters, the better measure of the time left.
           const cores = /^analysing weights on two cores: /.test(p.detail) ? ' on two cores' : '';
-          const howFar = `${p.detail.replace(/^analysing weights( on two cores)?: /, '')}, ${Math.floor(p.fraction * 100)} %`;
-          status.textContent = `Analysing weights${cores}: ${howFar}`;
-          this.detail.analysisProgress(howFar);
+          howFar = { cores, text: `${p.detail.replace(/^analysing weights( on two cores)?: /, '')}, ${Math.floor(p.fraction * 100)} %` };
+          paint.request();
         },
-      }).promise.finally(() => this.detail.analysisProgress(null));
+      }).promise.finally(() => {
+        paint.cancel();
+        this.detail.analysisProgress(null);
+      });
       if (ticket !== this.opening) return;
       this.weights = weights;
       this.comparison?.setWeights(weights);
