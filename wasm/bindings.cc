@@ -3,6 +3,7 @@
 // 200 MB). Errors are returned as values, not thrown, so JavaScript gets the code and the message.
 #include <emscripten/bind.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -33,6 +34,7 @@
 #include "report/weights_report.h"
 #include "report/weights_run.h"
 #include "report/three_way_report.h"
+#include "warm_up_pair.h"
 #include "versions/three_way.h"
 #include "util/error.h"
 
@@ -895,6 +897,17 @@ std::string version() { return VQ_VERSION; }
 
 void warm_up() { vq::prepare_operator_schemas(); }
 
+// The warm-up pair's two files (warm_up_pair.h), viewed in memory kept until the next call: the
+// wrapper copies them out at once.
+emscripten::val warm_up_pair_views(int blocks, int channels) {
+  static vq::WarmUpPair pair;
+  pair = vq::warm_up_pair(std::clamp(blocks, 1, 1000), std::clamp(channels, 1, 64));
+  emscripten::val out = emscripten::val::object();
+  out.set("float", view(pair.float_model));
+  out.set("quant", view(pair.quant_model));
+  return out;
+}
+
 // TEST HOOK, not for callers: a real wasm trap (RuntimeError "unreachable"), with C++ unwinding
 // skipped, as a stack overflow or a corrupt pointer gives. The tests of instance recovery
 // (tests/node/trap_hook.mjs) use it to fail an instance now that no model file does. Nothing in the
@@ -966,5 +979,6 @@ EMSCRIPTEN_BINDINGS(visualquant) {
       .function("array", &GraphLayout::array);
   emscripten::function("version", &version);
   emscripten::function("warmUp", &warm_up);
+  emscripten::function("warmUpPair", &warm_up_pair_views);
   emscripten::function("testOnlyTrap", &test_only_trap);
 }

@@ -717,6 +717,10 @@ export class VisualQuant {
   /** Builds what the first model would otherwise wait for (the table of the onnx operator schemas,
    *  each built on first use): call it while the user is still choosing files. */
   warmUp(): void;
+  /** A float model and its QDQ version (residual blocks of 1x1 convolutions), made by the core for
+   *  an idle warm-up whose example pair is too small to make the browser optimise the code a real
+   *  pair runs. Deterministic. */
+  warmUpPair(blocks?: number, channels?: number): { float: Uint8Array; quant: Uint8Array };
   /** JSON text of an InspectReport; throws VisualQuantError for models that cannot be loaded. */
   inspect(bytes: Uint8Array, fileName: string, externalFiles?: Record<string, Uint8Array | RangeFile>): string;
   /** JSON text of a CompareReport, in either argument order; throws VisualQuantError. */

@@ -245,6 +245,16 @@ export class VisualQuant {
     this.guarded(() => this.module.warmUp());
   }
 
+  /** A float model and its QDQ version with `blocks` residual blocks of `channels` channels, made
+   *  by the core (warm_up_pair.h): work for the idle warm-up that makes the browser optimise the
+   *  code a real pair runs. */
+  warmUpPair(blocks = 40, channels = 4) {
+    return this.guarded(() => {
+      const views = this.module.warmUpPair(blocks, channels);
+      return { float: views.float.slice(), quant: views.quant.slice() };
+    });
+  }
+
   // toHeap(bytes) for the calls below: copies bytes into the wasm heap with one HEAPU8.set (fast)
   // and returns their address, which it adds to `held` for the caller to free.
   /**
