@@ -467,7 +467,7 @@ class App {
           paint.request();
         },
       }).promise.finally(() => {
-        paint.cancel();
+        paint.flush();
         this.detail.analysisProgress(null);
       });
       if (ticket !== this.opening) return;

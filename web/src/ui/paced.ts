@@ -6,8 +6,8 @@
 export interface Paced {
   /** Asks for a run: now, or at the end of the current interval. */
   request(): void;
-  /** No run is pending any more (the caller paints the final state itself). */
-  cancel(): void;
+  /** A run that is pending runs now (the last progress is shown before what follows it). */
+  flush(): void;
 }
 
 export function paced(intervalMs: number, run: () => void): Paced {
@@ -25,9 +25,10 @@ export function paced(intervalMs: number, run: () => void): Paced {
       if (wait <= 0) fire();
       else timer = setTimeout(fire, wait);
     },
-    cancel() {
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
+    flush() {
+      if (timer === null) return;
+      clearTimeout(timer);
+      fire();
     },
   };
 }
