@@ -239,7 +239,7 @@ class Linter {
         peak = seen->float_peak[r];
       } else {
         read_weight_rows(*view, r, 1, row.data());
-        for (double x : row) peak = std::max(peak, std::fabs(x));
+        peak = peak_abs(row.data(), row.size());
       }
       widest = std::max(widest, peak);
       if (peak > 0) narrowest = std::min(narrowest, peak);
@@ -401,9 +401,7 @@ class Linter {
       const std::size_t offset = static_cast<std::size_t>(at) * cols;
       const double *codes = code_block.data() + offset, *steps = step_block.data() + offset;
       const double *values = value_block.data() + offset, *floats = float_block.data() + offset;
-      const auto is_zero = [](double x) { return x == 0; };
-      const bool float_zero = std::all_of(floats, floats + cols, is_zero);
-      if (!float_zero && std::all_of(values, values + cols, is_zero)) {
+      if (!all_zero(floats, cols) && all_zero(values, cols)) {
         out.zeroed.push_back(r);
         continue;
       }

@@ -40,9 +40,6 @@ inline float widened_normal_half(std::uint16_t bits) {
   return value;
 }
 
-// Every half's value as a float (256 KB, made on first use).
-const float* half_table();
-
 std::uint8_t nibble(const std::uint8_t* data, std::uint64_t index) {
   const std::uint8_t byte = data[index / 2];
   return (index % 2 == 0) ? (byte & 0x0F) : (byte >> 4);
@@ -61,6 +58,7 @@ double float16_to_double(std::uint16_t bits) {
 }
 
 namespace {
+// Every half's value as a float (256 KB, made on first use).
 const float* half_table() {
   static const std::vector<float> table = [] {
     std::vector<float> t(1 << 16);

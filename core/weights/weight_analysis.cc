@@ -378,22 +378,6 @@ class SharedBins {
   bool spread_ = false;
 };
 
-// The largest |value| of n (0 for none; NaN ignored). Four running maxima: one waits on the
-// previous comparison at every element.
-double peak_abs(const double* v, std::size_t n) {
-  double m[4] = {0, 0, 0, 0};
-  std::size_t k = 0;
-  for (; k + 4 <= n; k += 4)
-    for (std::size_t j = 0; j < 4; ++j) m[j] = std::max(m[j], std::fabs(v[k + j]));
-  for (; k < n; ++k) m[0] = std::max(m[0], std::fabs(v[k]));
-  return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
-}
-
-// Whether all n values are 0 (NaN is not), looking no further than the first that is not.
-bool all_zero(const double* v, std::size_t n) {
-  return std::all_of(v, v + n, [](double x) { return x == 0; });
-}
-
 // Gathers RowEvidence (weight_analysis.h) from the chunks as read. Each test is the lint's own,
 // element by element, so that the verdicts do not depend on the order the values come in.
 class EvidenceGatherer {

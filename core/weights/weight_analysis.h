@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,6 +46,20 @@ struct WeightAnalysisOptions {
 inline bool beyond_codes_reach(double f, double code, double value, double step, double qmin, double qmax) {
   const double from_value = f - value;
   return from_value > (qmax - code + 0.5) * step || from_value < (qmin - code - 0.5) * step;
+}
+// The largest |value| of n (0 for none; NaN ignored): a row's peak. Four running maxima: one waits
+// on the previous comparison at every element.
+inline double peak_abs(const double* v, std::size_t n) {
+  double m[4] = {0, 0, 0, 0};
+  std::size_t k = 0;
+  for (; k + 4 <= n; k += 4)
+    for (std::size_t j = 0; j < 4; ++j) m[j] = std::max(m[j], std::fabs(v[k + j]));
+  for (; k < n; ++k) m[0] = std::max(m[0], std::fabs(v[k]));
+  return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+}
+// Whether all n values are 0 (NaN is not), looking no further than the first that is not.
+inline bool all_zero(const double* v, std::size_t n) {
+  return std::all_of(v, v + n, [](double x) { return x == 0; });
 }
 // Up to three distinct values, then "more than three" for good (stops looking at the fourth; NaN,
 // equal to nothing, is new each time).

@@ -4,6 +4,7 @@
 // overlay, the view, a selection) is written at once. Only what changes continuously, the camera
 // during a pan or a zoom (a change on every frame), may wait: at most one write per 200 ms, and a
 // waiting one goes out with the next other change, or as soon as the page loses focus or is hidden.
+import { paced } from '../../../web/src/ui/paced';
 import { vscodeApi } from './page_host';
 
 /** A continuous change waits at most this long. */
@@ -29,27 +30,19 @@ export function keptState<S extends object>(key: string, continuous: readonly (k
 /** Writes states through `write`: changes in anything but `continuous` at once, the others coalesced. */
 export function stateWriter<S extends object>(write: (state: S) => void, continuous: readonly (keyof S)[]): { save(state: S): void; flush(): void } {
   let written: S | undefined;
-  let waiting: { state: S } | undefined;
-  let interval: ReturnType<typeof setTimeout> | undefined;
-  const writeNow = (state: S) => {
-    waiting = undefined;
-    written = state;
-    write(state);
-    if (interval !== undefined) clearTimeout(interval);
-    interval = setTimeout(() => {
-      interval = undefined;
-      if (waiting) writeNow(waiting.state);
-    }, CAMERA_WRITE_INTERVAL_MS);
-  };
+  let latest: S | undefined;
+  const pace = paced(CAMERA_WRITE_INTERVAL_MS, () => {
+    written = latest;
+    write(latest!);
+  });
   return {
     save(state) {
-      // Within an interval, and nothing but the continuous fields changed since the last write: wait.
-      if (interval !== undefined && written !== undefined && sameExcept(written, state, continuous)) waiting = { state };
-      else writeNow(state);
+      latest = state;
+      // Nothing but the continuous fields changed since the last write: it may wait for the interval's end.
+      if (written !== undefined && sameExcept(written, state, continuous)) pace.request();
+      else pace.now();
     },
-    flush() {
-      if (waiting) writeNow(waiting.state);
-    },
+    flush: pace.flush,
   };
 }
 

@@ -68,7 +68,6 @@ export type HelperFactory = () => HelperWorker;
  */
 export const helperThreads: { make: HelperFactory | null } = { make: null };
 
-
 /** Whether a pair is worth a helper's open: `size` is both model files' bytes. */
 export function helperWorthIt(size: number, external: number): boolean {
   if (external) return false;  // a large model's external data: read by range, not twice
