@@ -364,7 +364,10 @@ export interface CompareReport {
 
 export interface Distribution {
   count: number; min: number; max: number; mean: number; std: number;
-  skewness: number; kurtosis: number; zero_fraction: number;
+  /** Skewness (g1) and excess kurtosis (g2), numpy/scipy's biased definitions. With detail only, as
+   *  the quantiles: the table's summary does not compute them. */
+  skewness?: number; kurtosis?: number;
+  zero_fraction: number;
   /** Keys p0.1, p1, p5, p25, p50, p75, p95, p99, p99.9 (numpy 'linear' interpolation, exact). With
    *  detail only: the table's summary (weights() without detail, weightsSlice) does not find them. */
   quantiles?: Record<string, number>;

@@ -40,11 +40,14 @@ const std::array<std::string, kQuantiles.size()>& quantile_keys() {
   return keys;
 }
 
-// The quantiles with detail only: a summary's analysis does not find them (WeightsRun).
+// The quantiles, skewness and kurtosis with detail only: a summary's analysis does not find them (WeightsRun).
 json distribution_json(const Distribution& d, bool with_quantiles) {
-  json out = {{"count", d.count},    {"min", num(d.min)},           {"max", num(d.max)},
-              {"mean", num(d.mean)}, {"std", num(d.std)},           {"skewness", num(d.skewness)},
-              {"kurtosis", num(d.kurtosis)}, {"zero_fraction", num(d.zero_fraction)}};
+  json out = {{"count", d.count}, {"min", num(d.min)}, {"max", num(d.max)}, {"mean", num(d.mean)}, {"std", num(d.std)}};
+  if (d.has_shape) {
+    out["skewness"] = num(d.skewness);
+    out["kurtosis"] = num(d.kurtosis);
+  }
+  out["zero_fraction"] = num(d.zero_fraction);
   if (!with_quantiles) return out;
   json q = json::object();
   for (std::size_t i = 0; i < kQuantiles.size(); ++i) q[quantile_keys()[i]] = num(d.quantiles[i]);

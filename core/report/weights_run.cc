@@ -47,9 +47,11 @@ void add_measures(json& out, const Comparison& c) {
 
 WeightsRun::WeightsRun(const Comparison& c, const WeightAnalysisOptions& options, bool detail, WeightEvidence* evidence)
     : c_(c), options_(options), detail_(detail), evidence_(evidence), pairs_(weight_pairs(c)) {
-  // A summary prints neither histograms nor quantiles: they are not made (most of the second pass).
+  // A summary prints neither histograms, quantiles, skewness nor kurtosis: they are not made (most
+  // of the second pass, and the moments' own).
   options_.histograms = detail;
   options_.quantiles = detail;
+  options_.shape_moments = detail;
   size_.resize(pairs_.size());
   order_.resize(pairs_.size());
   for (std::size_t i = 0; i < pairs_.size(); ++i) {

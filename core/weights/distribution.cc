@@ -9,58 +9,72 @@
 
 namespace vq {
 
-void MomentAccumulator::add(const double* v, std::size_t n) {
-  if (n == 0) return;
-  // The block's own moments about its mean (two passes over a block in cache), then merged. Each
-  // sum is kept in four interleaved parts: one running sum waits on the adder's latency at every
+BlockSums block_sums(const double* v, std::size_t n) {
+  // Each sum in four interleaved parts: one running sum waits on the adder's latency at every
   // element, four keep it busy.
   constexpr std::size_t kWays = 4;
-  double part[kWays] = {}, lo[kWays], hi[kWays];
-  std::uint64_t zeros = 0;
-  for (std::size_t k = 0; k < kWays; ++k) lo[k] = hi[k] = v[0];
+  double part[kWays] = {}, square[kWays] = {};
+  BlockSums s;
+  s.n = n;
   std::size_t i = 0;
   for (; i + kWays <= n; i += kWays)
     for (std::size_t k = 0; k < kWays; ++k) {
       const double x = v[i + k];
       part[k] += x;
-      lo[k] = std::min(lo[k], x);
-      hi[k] = std::max(hi[k], x);
-      zeros += x == 0;
+      square[k] += x * x;
+      s.lo = std::min(s.lo, x);
+      s.hi = std::max(s.hi, x);
+      s.zeros += x == 0;
     }
   for (; i < n; ++i) {
     part[0] += v[i];
-    lo[0] = std::min(lo[0], v[i]);
-    hi[0] = std::max(hi[0], v[i]);
-    zeros += v[i] == 0;
+    square[0] += v[i] * v[i];
+    s.lo = std::min(s.lo, v[i]);
+    s.hi = std::max(s.hi, v[i]);
+    s.zeros += v[i] == 0;
   }
-  const double sum = (part[0] + part[1]) + (part[2] + part[3]);
-  const double nb = static_cast<double>(n), mean_b = sum / nb;
-  double p2[kWays] = {}, p3[kWays] = {}, p4[kWays] = {};
-  i = 0;
-  for (; i + kWays <= n; i += kWays)
-    for (std::size_t k = 0; k < kWays; ++k) {
-      const double d = v[i + k] - mean_b, d2 = d * d;
-      p2[k] += d2;
-      p3[k] += d2 * d;
-      p4[k] += d2 * d2;
+  s.sum = (part[0] + part[1]) + (part[2] + part[3]);
+  s.sum_sq = (square[0] + square[1]) + (square[2] + square[3]);
+  return s;
+}
+
+void MomentAccumulator::add(const double* v, const BlockSums& s) {
+  const std::size_t n = s.n;
+  if (n == 0) return;
+  const double nb = static_cast<double>(n), mean_b = s.sum / nb;
+  // The second moment from the plain sums, sum_sq - sum x mean, holds when the mean is small
+  // against the spread (n mean^2 <= m2, as weights' means are): sum_sq is then at most 2 m2, so
+  // its rounding is at most twice the second pass's, relative to m2. A large mean (the subtraction
+  // cancels), NaN or infinity take the second pass over the block, about its mean.
+  const double plain_m2 = s.sum_sq - s.sum * mean_b;
+  const bool plain_holds = plain_m2 >= s.sum * mean_b;
+  double m2 = plain_m2, m3 = 0, m4 = 0;
+  if (shape_ || !plain_holds) {
+    constexpr std::size_t kWays = 4;
+    double p2[kWays] = {}, p3[kWays] = {}, p4[kWays] = {};
+    std::size_t i = 0;
+    for (; i + kWays <= n; i += kWays)
+      for (std::size_t k = 0; k < kWays; ++k) {
+        const double d = v[i + k] - mean_b, d2 = d * d;
+        p2[k] += d2;
+        p3[k] += d2 * d;
+        p4[k] += d2 * d2;
+      }
+    for (; i < n; ++i) {
+      const double d = v[i] - mean_b, d2 = d * d;
+      p2[0] += d2;
+      p3[0] += d2 * d;
+      p4[0] += d2 * d2;
     }
-  for (; i < n; ++i) {
-    const double d = v[i] - mean_b, d2 = d * d;
-    p2[0] += d2;
-    p3[0] += d2 * d;
-    p4[0] += d2 * d2;
+    if (!plain_holds) m2 = (p2[0] + p2[1]) + (p2[2] + p2[3]);
+    m3 = (p3[0] + p3[1]) + (p3[2] + p3[3]);
+    m4 = (p4[0] + p4[1]) + (p4[2] + p4[3]);
   }
-  const double m2 = (p2[0] + p2[1]) + (p2[2] + p2[3]);
-  const double m3 = (p3[0] + p3[1]) + (p3[2] + p3[3]);
-  const double m4 = (p4[0] + p4[1]) + (p4[2] + p4[3]);
-  for (std::size_t k = 1; k < kWays; ++k) {
-    lo[0] = std::min(lo[0], lo[k]);
-    hi[0] = std::max(hi[0], hi[k]);
-  }
-  const double block_lo = lo[0], block_hi = hi[0];
+  // NaN never compares, so the sums' lo and hi pass over it; the sum shows it.
+  if (std::isnan(s.sum) && std::any_of(v, v + n, [](double x) { return std::isnan(x); })) nan_ = true;
   if (n_ == 0) {
-    min_ = block_lo;
-    max_ = block_hi;
+    min_ = s.lo;
+    max_ = s.hi;
     mean_ = mean_b;
     m2_ = m2;
     m3_ = m3;
@@ -76,11 +90,11 @@ void MomentAccumulator::add(const double* v, std::size_t n) {
     m2_ = m2_new;
     m3_ = m3_new;
     m4_ = m4_new;
-    min_ = std::min(min_, block_lo);
-    max_ = std::max(max_, block_hi);
+    min_ = std::min(min_, s.lo);
+    max_ = std::max(max_, s.hi);
   }
   n_ += n;
-  zeros_ += zeros;
+  zeros_ += s.zeros;
 }
 
 double MomentAccumulator::std() const { return n_ ? std::sqrt(m2_ / static_cast<double>(n_)) : 0; }
@@ -88,16 +102,19 @@ double MomentAccumulator::std() const { return n_ ? std::sqrt(m2_ / static_cast<
 Distribution MomentAccumulator::result() const {
   Distribution d;
   d.count = n_;
+  d.has_shape = shape_;
   if (n_ == 0) return d;
   const double n = static_cast<double>(n_);
-  d.min = min_;
-  d.max = max_;
+  d.min = nan_ ? std::numeric_limits<double>::quiet_NaN() : min_;
+  d.max = nan_ ? std::numeric_limits<double>::quiet_NaN() : max_;
   d.mean = mean_;
   const double m2 = m2_ / n;
   d.std = std::sqrt(m2);
   // A constant tensor has no shape: skewness and kurtosis are reported as 0, not NaN.
-  d.skewness = m2 > 0 ? (m3_ / n) / std::pow(m2, 1.5) : 0;
-  d.kurtosis = m2 > 0 ? (m4_ / n) / (m2 * m2) - 3 : 0;
+  if (shape_) {
+    d.skewness = m2 > 0 ? (m3_ / n) / std::pow(m2, 1.5) : 0;
+    d.kurtosis = m2 > 0 ? (m4_ / n) / (m2 * m2) - 3 : 0;
+  }
   d.zero_fraction = static_cast<double>(zeros_) / n;
   return d;
 }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace vq {
@@ -17,13 +18,32 @@ constexpr std::array<double, 9> kQuantiles = {0.001, 0.01, 0.05, 0.25, 0.5, 0.75
 struct Distribution {
   std::uint64_t count = 0;
   double min = 0, max = 0, mean = 0, std = 0, skewness = 0, kurtosis = 0, zero_fraction = 0;
+  bool has_shape = true;  // skewness and kurtosis were computed (a summary's analysis leaves them out)
   std::array<double, kQuantiles.size()> quantiles{};
 };
 
-// Pass 1: moments, merged block by block (Pébay's formulas: stable for any tensor size).
+// A block's plain sums: count, sum, sum of squares, least and greatest value (NaN ignored: a NaN
+// shows in the sum), and zeros. The weight analysis gathers them in the loop that reads each row
+// anyway (weights/weight_analysis.cc), which spares the moments a pass of their own over every
+// value; block_sums is that pass for other callers.
+struct BlockSums {
+  std::size_t n = 0;
+  double sum = 0, sum_sq = 0;
+  double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+  std::uint64_t zeros = 0;
+};
+BlockSums block_sums(const double* values, std::size_t n);
+
+// Moments, merged block by block (Pébay's formulas: stable for any tensor size). A block's second
+// moment comes from its plain sums when they are exact enough (MomentAccumulator::add says when),
+// else from a second pass over the block about its mean, as the third and fourth always do.
 class MomentAccumulator {
  public:
-  void add(const double* values, std::size_t n);
+  // shape: the third and fourth moments too (skewness and kurtosis), a second pass over every block.
+  explicit MomentAccumulator(bool shape = true) : shape_(shape) {}
+  void add(const double* values, std::size_t n) { add(values, block_sums(values, n)); }
+  // `sums`: the block's, summed in any order; `values` are read again only for a second pass.
+  void add(const double* values, const BlockSums& sums);
   std::uint64_t count() const { return n_; }
   double min() const { return min_; }
   double max() const { return max_; }
@@ -32,6 +52,8 @@ class MomentAccumulator {
   Distribution result() const;  // without quantiles
 
  private:
+  bool shape_;
+  bool nan_ = false;  // a value was NaN: so are min and max (as numpy's)
   std::uint64_t n_ = 0, zeros_ = 0;
   double min_ = 0, max_ = 0, mean_ = 0, m2_ = 0, m3_ = 0, m4_ = 0;
 };

@@ -8,7 +8,9 @@
 #include <unordered_set>
 
 #include "quant/quantize.h"
+#include "weights/code_tally.h"
 #include "weights/extreme_values.h"
+#include "weights/row_pass.h"
 
 namespace vq {
 namespace {
@@ -222,131 +224,6 @@ struct RowSums {
   std::vector<double> ee, ff, qq, fq, max_abs, min, max;
 };
 
-// What the stored codes say, element by element: which levels are used, saturation, the error in
-// steps, and whether each code is QuantizeLinear's nearest one for the float value.
-class CodeTally {
- public:
-  explicit CodeTally(const CodeUsage* usage) {
-    if (!usage) return;
-    qmin_ = usage->qmin;
-    qmax_ = usage->qmax;
-    levels_ = usage->counts.size();
-    tables_ = levels_ <= 256 ? 4 : 1;  // 16-bit codes: one table of 2^16 is large enough already
-    counts_.assign(tables_ * levels_, 0);
-  }
-
-  // clip(k) is told of each element k whose nearest code lies outside [qmin, qmax].
-  template <typename Clip>
-  void add(const double* f, const double* q, const double* codes, const double* steps, std::size_t n, Clip clip) {
-    count_codes(codes, n);
-    const double qmin = qmin_, qmax = qmax_;
-    // The tallies are kept in locals for the loops: as members, every store might alias them.
-    std::uint64_t not_nearest = 0, lsb_count = 0, clipped = 0;
-    double lsb_sum = lsb_sum_, max_lsb = max_lsb_;
-    // Steps repeat along a channel or block: the loop runs over each run of one step, with its
-    // inverse divided once (as a per-element select, the division was made for every element).
-    for (std::size_t k = 0; k < n;) {
-      const double step = steps[k];
-      std::size_t end = k + 1;
-      while (end < n && steps[end] == step) ++end;
-      if (!(step > 0)) {
-        k = end;
-        continue;
-      }
-      const double inverse_step = 1 / step;
-      // The shortcut below needs the step a normal float32: a subnormal one loses relative precision.
-      const double shortcut_below = step >= std::numeric_limits<float>::min() && step <= std::numeric_limits<float>::max() ? 0.5 : 0;
-      lsb_count += end - k;
-      for (; k < end; ++k) {
-        const double code = codes[k];
-        const double error = (f[k] - q[k]) * inverse_step;
-        const double lsb = std::fabs(error);
-        lsb_sum += lsb;
-        max_lsb = std::max(max_lsb, lsb);
-        // QuantizeLinear's rule decides both: the nearest code for the float value (float32
-        // division, half to even) is clipped when it lies outside [qmin, qmax], and the stored
-        // code is "not nearest" when it differs from the saturated one. The zero point is what
-        // the code and its dequantised value imply (q / step is code - zero point up to rounding
-        // far below one half).
-        const double implied = code - q[k] * inverse_step;
-        const double zero_point = round_half_even(implied);
-        // Most codes are plainly the nearest: f / step lies within one half of code - zero point,
-        // by more than the float32 division's error (three roundings of 2^-24, relative to a
-        // quotient within one of |code| + |zero point|; doubled) and the double arithmetic's here.
-        // Then QuantizeLinear gives the code itself, and only its range is left to check; the
-        // rest, ties and far values (NaN too), take the rule itself.
-        const double off = error + (zero_point - implied);  // f / step - (code - zero point)
-        const double margin = (std::fabs(code) + std::fabs(zero_point) + 2) * 4e-7;
-        if (std::fabs(off) < shortcut_below - margin && code >= qmin && code <= qmax) continue;
-        const double unclamped = quantize_value(f[k], step, zero_point, -INFINITY, INFINITY);
-        if (unclamped < qmin || unclamped > qmax) {
-          clip(k);
-          ++clipped;
-        }
-        not_nearest += std::min(qmax, std::max(qmin, unclamped)) != code;
-      }
-    }
-    not_nearest_ += not_nearest;
-    lsb_count_ += lsb_count;
-    clipped_ += clipped;
-    lsb_sum_ = lsb_sum;
-    max_lsb_ = max_lsb;
-  }
-
-  void finish(CodeUsage& u, ErrorMeasures& error, std::uint64_t& clipped) const {
-    u.counts.assign(levels_, 0);
-    for (std::size_t t = 0; t < tables_; ++t)
-      for (std::size_t c = 0; c < levels_; ++c) u.counts[c] += counts_[t * levels_ + c];
-    u.at_qmin = u.counts.empty() ? at_qmin_ : u.counts.front();
-    u.at_qmax = u.counts.empty() ? at_qmax_ : u.counts.back();
-    u.not_nearest = not_nearest_;
-    for (std::uint64_t c : u.counts) u.levels_used += c > 0;
-    u.levels_used += wide_codes_.size();
-    error.mean_abs_lsb = lsb_count_ ? lsb_sum_ / static_cast<double>(lsb_count_) : 0;
-    error.max_abs_lsb = max_lsb_;
-    clipped = clipped_;
-  }
-
- private:
-  void count_codes(const double* codes, std::size_t n) {
-    if (levels_ == 0) {
-      for (std::size_t k = 0; k < n; ++k) {
-        const double code = codes[k];
-        wide_codes_.insert(code);  // types wider than 16 bits (int32 biases): distinct values
-        at_qmin_ += code == qmin_;
-        at_qmax_ += code == qmax_;
-      }
-      return;
-    }
-    // The codes at either end are read from the counts when done (finish).
-    std::uint64_t* counts = counts_.data();
-    const double qmin = qmin_, qmax = qmax_;
-    const std::size_t levels = levels_, mask = tables_ - 1;
-    // The level's index by the bits of (code - qmin) + 2^52, whose low word is that integer (codes
-    // are integers, read from integer tensors or rounded): in wasm, a float-to-integer conversion
-    // is a guarded trapping instruction, and this loop ran at 2.4 ns a code.
-    constexpr double kTwo52 = 4503599627370496.0;
-    for (std::size_t k = 0; k < n; ++k) {
-      const double code = codes[k];
-      if (!(code >= qmin && code <= qmax)) continue;
-      std::uint64_t bits;
-      const double shifted = (code - qmin) + kTwo52;
-      std::memcpy(&bits, &shifted, sizeof bits);
-      ++counts[(k & mask) * levels + static_cast<std::uint32_t>(bits)];
-    }
-  }
-
-  double qmin_ = 0, qmax_ = 0;
-  std::size_t levels_ = 0;             // counted levels (0: a type wider than 16 bits)
-  // Codes of up to 8 bits are counted in four tables, element k in table k % 4: runs of one code
-  // (most weights sit near the zero point) would otherwise make each count wait for the last store.
-  std::size_t tables_ = 1;
-  std::vector<std::uint64_t> counts_;  // tables_ tables of levels_ counts
-  std::unordered_set<double> wide_codes_;
-  std::uint64_t at_qmin_ = 0, at_qmax_ = 0, not_nearest_ = 0, lsb_count_ = 0, clipped_ = 0;
-  double lsb_sum_ = 0, max_lsb_ = 0;
-};
-
 // Equal-width bins over [lo, hi] for both sides, placed exactly as numpy.histogram places them:
 // edges from numpy.linspace, a multiplication to guess the bin, then a comparison with the
 // edges on each side to settle values that rounding put one bin off. The last bin is closed.
@@ -463,7 +340,7 @@ std::optional<WeightAnalysis> analyze(const WeightView& fw, const WeightView& qw
   thread_local Chunk chunk;  // reused: fresh 128 KB buffers would be faulted in for every weight
 
   // Pass 1: moments, errors, codes, per-channel sums, quantile bins.
-  MomentAccumulator fm, qm;
+  MomentAccumulator fm(options.shape_moments), qm(options.shape_moments);
   // The fine bins serve the quantiles and the histograms; without either they are not made. (Made
   // exact for the outlier count alone, they cost more than the second pass they save: 40
   // instructions a value against about 23, on the fp16 segmentation pair.)
@@ -490,37 +367,45 @@ std::optional<WeightAnalysis> analyze(const WeightView& fw, const WeightView& qw
     if (evidence) evidence->add(walk, c);
   };
   reader.each(Sides::kBothWithCodes, chunk, [&](const Chunk& c) {
-    fm.add(c.f.data(), c.size);
-    qm.add(c.q.data(), c.size);
     extremes.add(c.f.data(), c.size, c.first);
     if (fquant) {
       fquant->count_pass(c.f.data(), c.size);
       qquant->count_pass(c.q.data(), c.size);
     }
+    // The chunk's plain sums for the moments, gathered in the loop below, which reads every value
+    // anyway (a pass of their own cost a quarter of the table's analysis in wasm).
+    BlockSums fs, qs;
+    fs.n = qs.n = c.size;
     for_each_segment(walk, c.first, c.size, [&](std::uint64_t row, std::uint64_t col, std::size_t at, std::size_t len) {
       const double* f = c.f.data() + at;
       const double* q = c.q.data() + at;
-      double ree = 0, rff = 0, rqq = 0, rfq = 0, rmin = sums.min[row], rmax = sums.max[row], rmax_abs = sums.max_abs[row];
-      std::uint64_t changed = 0;
-      for (std::size_t k = 0; k < len; ++k) {
-        const double e = q[k] - f[k], a = std::fabs(e);
-        changed += !(q[k] == f[k]);
-        ree += e * e;
-        rff += f[k] * f[k];
-        rqq += q[k] * q[k];
-        rfq += f[k] * q[k];
-        rmin = std::min(rmin, f[k]);
-        rmax = std::max(rmax, f[k]);
-        rmax_abs = std::max(rmax_abs, a);
-      }
-      sums.ee[row] += ree;
-      sums.ff[row] += rff;
-      sums.qq[row] += rqq;
-      sums.fq[row] += rfq;
-      sums.min[row] = rmin;
-      sums.max[row] = rmax;
-      sums.max_abs[row] = rmax_abs;
-      out.error.changed += changed;
+      RowRun r;
+      r.float_min = sums.min[row];
+      r.float_max = sums.max[row];
+      r.max_abs = sums.max_abs[row];
+      r.quant_min = qs.lo;
+      r.quant_max = qs.hi;
+      row_run(f, q, len, r);
+      sums.ee[row] += r.ee;
+      sums.ff[row] += r.ff;
+      sums.qq[row] += r.qq;
+      sums.fq[row] += r.fq;
+      sums.min[row] = r.float_min;
+      sums.max[row] = r.float_max;
+      sums.max_abs[row] = r.max_abs;
+      // The row's least and greatest so far bound the chunk's float values: the tensor's are the same.
+      fs.sum += r.float_sum;
+      fs.sum_sq += r.ff;
+      fs.lo = std::min(fs.lo, r.float_min);
+      fs.hi = std::max(fs.hi, r.float_max);
+      fs.zeros += r.float_zeros;
+      qs.sum += r.quant_sum;
+      qs.sum_sq += r.qq;
+      qs.lo = r.quant_min;
+      qs.hi = r.quant_max;
+      qs.zeros += r.quant_zeros;
+      const double rmax_abs = r.max_abs;
+      out.error.changed += r.changed;
       // The largest error, first in canonical order among equals (the read order may differ).
       if (rmax_abs >= out.error.max_abs && rmax_abs > 0) {
         for (std::size_t k = 0; k < len; ++k) {
@@ -541,6 +426,8 @@ std::optional<WeightAnalysis> analyze(const WeightView& fw, const WeightView& qw
         ch.zero_point[row] = steps[0] > 0 ? round_half_even(codes[0] - q[0] / steps[0]) : 0;
       }
     });
+    fm.add(c.f.data(), fs);
+    qm.add(c.q.data(), qs);
     return true;
   }, gather);
   if (fquant && !fquant->exact_held()) return std::nullopt;

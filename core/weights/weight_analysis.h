@@ -27,6 +27,9 @@ struct WeightAnalysisOptions {
   // the float side is read a second time only for its outliers, and only when there can be any:
   // by far most of the table's analysis is then one pass (in the page, one read of every range).
   bool quantiles = true;
+  // Off: skewness and kurtosis are not computed (has_shape false; a summary prints none), which
+  // spares the moments a second pass over nearly every weight.
+  bool shape_moments = true;
   // Gather RowEvidence (for the lint) while reading: the rows' float peaks, and with
   // channel_evidence the rest (what the lint's check of damaged channels reads).
   bool row_evidence = false;

@@ -33,8 +33,7 @@ for (const pair of ['torch_eager_ptq_cnn_perchannel', 'ort_matmulnbits_4bit', 'v
       const stripped = JSON.parse(open.weights());
       for (const layer of stripped.layers) {
         delete layer.histogram;
-        delete layer.float.quantiles;
-        delete layer.dequantized.quantiles;
+        for (const side of [layer.float, layer.dequantized]) for (const k of ['quantiles', 'skewness', 'kurtosis']) delete side[k];
         for (const k of Object.keys(layer.channels)) if (!['count', 'changed', 'range_spread', 'worst'].includes(k)) delete layer.channels[k];
         if (layer.codes) delete layer.codes.counts;
         delete layer.outliers.first_indices;
