@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assertClean, cli, newPage, root, screenshot, useBrowserOnFolder, waitDrawn } from './harness.mjs';
@@ -20,6 +20,8 @@ const env = useBrowserOnFolder('/pair/', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'vq-helper-'));
   const r = spawnSync('/usr/bin/python3', [path.join(root, 'bench/make_compare_pair.py'), 'resnet50', dir], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
+  // And a small pair, far below the helper's floor.
+  for (const side of ['float', 'quant']) copyFileSync(path.join(root, 'tests/fixtures/pairs/torch_fx_ptq_cnn', `${side}.onnx`), path.join(dir, `small_${side}.onnx`));
   return dir;
 });
 const file = (name) => path.join(env.dir, `resnet50_${name}.onnx`);
@@ -87,6 +89,18 @@ test('a large pair is analysed by two cores, given to an idle page and from URLs
   const preparing = await progressTexts(page);
   assert.ok(preparing.some((t) => /^Preparing the JSON report: analysing weights on two cores: \d+ of 54 layers$/.test(t)), JSON.stringify(preparing));
   await screenshot(page, 'weights-helper-table');
+  await assertClean(page);
+  await page.close();
+});
+
+test('a small pair from URLs gets no helper core: its size, known from the responses, is below the floor', async () => {
+  // Started while the files came, the helper's script and instance competed with the open and the
+  // drawing for the two cores, for a table one core makes in milliseconds.
+  const page = await newPage(env.browser.context);
+  await page.goto(`${env.server.url}?float=pair/small_float.onnx&quant=pair/small_quant.onnx`);
+  await waitDrawn(page);
+  await page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 30000 });
+  assert.equal(page.workers().length, 1, page.workers().map((w) => w.url()).join(', '));
   await assertClean(page);
   await page.close();
 });

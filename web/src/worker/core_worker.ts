@@ -254,8 +254,8 @@ function closePairs() {
 }
 
 /** Loads two models and aligns them: an open pair (not yet the worker's own). */
-async function openPair(vq: VisualQuant, first: FileSource, second: FileSource, external: FileSource[], id: number): Promise<OpenPair> {
-  const { models: [a, b], external: rest } = await loadAll(vq, [first, second], id, external);
+async function openPair(vq: VisualQuant, first: FileSource, second: FileSource, external: FileSource[], id: number, onSizes?: (bytes: number) => void): Promise<OpenPair> {
+  const { models: [a, b], external: rest } = await loadAll(vq, [first, second], id, external, onSizes);
   const names = `${first.name} and ${second.name}`;
   progress(id, 'aligning', `loading and aligning ${names}`);
   let comparison;
@@ -333,7 +333,7 @@ type Loaded = Held | RangeFile;
  * A file's bytes for the core: given (FilePayload), or read here chunk by chunk straight into its
  * memory (FileStream: a picked File, a same-origin URL), with the bytes read so far as progress.
  */
-async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, total: number) => void, external = false): Promise<Loaded> {
+async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, total: number) => void, external = false, onSize?: (total: number) => void): Promise<Loaded> {
   // References are the host's to read (the VS Code extension host resolves them before they get here).
   if (isReference(f)) throw Object.assign(new Error(`${f.name}: this core cannot read files by reference`), { code: 'usage' });
   if (isOnDisk(f)) {
@@ -365,6 +365,7 @@ async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, tota
     await stream.cancel();
     throw e;
   }
+  onSize?.(total);
   const file = vq.heapFile(total);
   try {
     const reader = stream.getReader();
@@ -408,7 +409,11 @@ function refuseTooLargeToHold(name: string, size: number) {
  * the sum of their times rather than about the longer one's. The model files (`files`) are read
  * whole; `external` data becomes range readers where it can (load).
  */
-async function loadAll(vq: VisualQuant, files: FileSource[], id: number, external: FileSource[]): Promise<{ models: Held[]; external: Loaded[] }> {
+/**
+ * `onSizes`: told once, with the model files' bytes together, when every one's size is known (a URL's
+ * from its response's length, 0 when it has none), before their bodies are read.
+ */
+async function loadAll(vq: VisualQuant, files: FileSource[], id: number, external: FileSource[], onSizes?: (bytes: number) => void): Promise<{ models: Held[]; external: Loaded[] }> {
   // Each file read whole, once its first bytes come: its name, bytes read and size once known (a
   // URL's length is a hint). Files read by range never come: they are read with the weights.
   const reads: Array<{ name: string; read: number; total: number; done: boolean }> = [];
@@ -421,6 +426,11 @@ async function loadAll(vq: VisualQuant, files: FileSource[], id: number, externa
     const reading = reads.filter((r) => !r.done).map((r) => `${r.name} ${mb(r.read)}${r.total ? ` of ${mb(r.total)}` : ''}`);
     progress(id, 'reading', `reading ${reading.join(', ') || mb(read)}`, total ? Math.min(1, read / total) : undefined);
   };
+  const sizes: number[] = [];
+  const sized = (total: number) => {
+    sizes.push(total);
+    if (sizes.length === files.length) onSizes?.(sizes.includes(0) ? 0 : sizes.reduce((a, b) => a + b, 0));
+  };
   const track = (f: FileSource, external: boolean) => {
     const entry = { name: f.name, read: 0, total: 0, done: false };
     return load(vq, f, (bytes, total) => {
@@ -428,7 +438,7 @@ async function loadAll(vq: VisualQuant, files: FileSource[], id: number, externa
       entry.read += bytes;
       entry.total = total;
       show();
-    }, external).finally(() => {
+    }, external, external ? undefined : sized).finally(() => {
       entry.done = true;
     });
   };
@@ -505,10 +515,16 @@ const handlers: { [M in Method]: Handler<M> } = {
       const [a, b] = [pair!, pairB!];
       return `{"report":${a.comparison.report.trimEnd()},"versionB":${b.comparison.report.trimEnd()},"version":${JSON.stringify(vq.version)}}`;
     }
-    // A pair worth a helper, and none running: its instance starts now (from URLs, while the files
-    // come), for the table later. Sizes unknown before the read (URLs) count as worth it.
-    if (!external.length && (fromUrls(first, second) || helperWorthIt(sizeKnown(first) + sizeKnown(second), 0))) helper?.prepare();
-    const opened = await openPair(vq, first, second, external, id);
+    // A pair worth a helper, and none running: its instance starts now, for the table later; from
+    // URLs once the responses say how large the files are, while their bodies come (a size not
+    // said counts as worth it). A small pair's helper only competed with its open and drawing for
+    // the two cores: on a fixture pair from URLs its start (script, instance) fell during the
+    // alignment.
+    const worthIt = (bytes: number) => {
+      if (!external.length && (bytes === 0 || helperWorthIt(bytes, 0))) helper?.prepare();
+    };
+    if (!fromUrls(first, second)) worthIt(sizeKnown(first) + sizeKnown(second) || 1);
+    const opened = await openPair(vq, first, second, external, id, fromUrls(first, second) ? worthIt : undefined);
     // A helper warmed while the page was idle opens the same files while this one lays them out and
     // the page draws, and analyses its share of the weights; any other gets them once drawn
     // (helperFor). (Given the files with this core's, it made the segmentation pair's drawing 0.06 s
