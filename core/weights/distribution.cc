@@ -9,35 +9,6 @@
 
 namespace vq {
 
-BlockSums block_sums(const double* v, std::size_t n) {
-  // Each sum in four interleaved parts: one running sum waits on the adder's latency at every
-  // element, four keep it busy.
-  constexpr std::size_t kWays = 4;
-  double part[kWays] = {}, square[kWays] = {};
-  BlockSums s;
-  s.n = n;
-  std::size_t i = 0;
-  for (; i + kWays <= n; i += kWays)
-    for (std::size_t k = 0; k < kWays; ++k) {
-      const double x = v[i + k];
-      part[k] += x;
-      square[k] += x * x;
-      s.lo = std::min(s.lo, x);
-      s.hi = std::max(s.hi, x);
-      s.zeros += x == 0;
-    }
-  for (; i < n; ++i) {
-    part[0] += v[i];
-    square[0] += v[i] * v[i];
-    s.lo = std::min(s.lo, v[i]);
-    s.hi = std::max(s.hi, v[i]);
-    s.zeros += v[i] == 0;
-  }
-  s.sum = (part[0] + part[1]) + (part[2] + part[3]);
-  s.sum_sq = (square[0] + square[1]) + (square[2] + square[3]);
-  return s;
-}
-
 void MomentAccumulator::add(const double* v, const BlockSums& s) {
   const std::size_t n = s.n;
   if (n == 0) return;
@@ -96,8 +67,6 @@ void MomentAccumulator::add(const double* v, const BlockSums& s) {
   n_ += n;
   zeros_ += s.zeros;
 }
-
-double MomentAccumulator::std() const { return n_ ? std::sqrt(m2_ / static_cast<double>(n_)) : 0; }
 
 Distribution MomentAccumulator::result() const {
   Distribution d;

@@ -24,15 +24,13 @@ struct Distribution {
 
 // A block's plain sums: count, sum, sum of squares, least and greatest value (NaN ignored: a NaN
 // shows in the sum), and zeros. The weight analysis gathers them in the loop that reads each row
-// anyway (weights/weight_analysis.cc), which spares the moments a pass of their own over every
-// value; block_sums is that pass for other callers.
+// anyway (weights/row_pass.h), which spares the moments a pass of their own over every value.
 struct BlockSums {
   std::size_t n = 0;
   double sum = 0, sum_sq = 0;
   double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
   std::uint64_t zeros = 0;
 };
-BlockSums block_sums(const double* values, std::size_t n);
 
 // Moments, merged block by block (Pébay's formulas: stable for any tensor size). A block's second
 // moment comes from its plain sums when they are exact enough (MomentAccumulator::add says when),
@@ -41,14 +39,9 @@ class MomentAccumulator {
  public:
   // shape: the third and fourth moments too (skewness and kurtosis), a second pass over every block.
   explicit MomentAccumulator(bool shape = true) : shape_(shape) {}
-  void add(const double* values, std::size_t n) { add(values, block_sums(values, n)); }
   // `sums`: the block's, summed in any order; `values` are read again only for a second pass.
   void add(const double* values, const BlockSums& sums);
   std::uint64_t count() const { return n_; }
-  double min() const { return min_; }
-  double max() const { return max_; }
-  double mean() const { return mean_; }
-  double std() const;
   Distribution result() const;  // without quantiles
 
  private:

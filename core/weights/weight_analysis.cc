@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <queue>
-#include <unordered_set>
 
 #include "quant/quantize.h"
 #include "weights/code_tally.h"
@@ -404,10 +402,9 @@ std::optional<WeightAnalysis> analyze(const WeightView& fw, const WeightView& qw
       qs.lo = r.quant_min;
       qs.hi = r.quant_max;
       qs.zeros += r.quant_zeros;
-      const double rmax_abs = r.max_abs;
       out.error.changed += r.changed;
       // The largest error, first in canonical order among equals (the read order may differ).
-      if (rmax_abs >= out.error.max_abs && rmax_abs > 0) {
+      if (r.max_abs >= out.error.max_abs && r.max_abs > 0) {
         for (std::size_t k = 0; k < len; ++k) {
           const double a = std::fabs(q[k] - f[k]);
           const std::uint64_t index = row * cols + col + k;

@@ -26,7 +26,7 @@ import { heldFileRefusal } from '../protocol/file_limits';
 import { nextTask } from './next_task';
 import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl, releaseRangeResponses } from './range_files';
 import { warmUpUntilRequested } from './warm_up';
-import { HELPER_MAX_BYTES, HELPER_NAME, helperThreads, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
+import { HELPER_MAX_BYTES, HELPER_MIN_BYTES, HELPER_NAME, helperThreads, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
 
 interface OpenPair {
   comparison: OpenComparison;
@@ -340,7 +340,10 @@ async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, tota
     if (!external) throw Object.assign(new Error(`${f.name}: a model file is given by its bytes, only external data by its path`), { code: 'usage' });
     return rangeFileOf(f.name, () => rangeFileOfPath(f.name, f.path));
   }
-  if (!isStream(f)) return new Uint8Array(f.bytes);
+  if (!isStream(f)) {
+    onSize?.(f.bytes.byteLength);
+    return new Uint8Array(f.bytes);
+  }
   // External data is read by range, a weight at a time, when the core reads it (range_files.ts).
   if (external && f.blob) return rangeFileOf(f.name, () => rangeFileOfBlob(f.name, f.blob!));
   if (external) {
@@ -520,11 +523,12 @@ const handlers: { [M in Method]: Handler<M> } = {
     // said counts as worth it). A small pair's helper only competed with its open and drawing for
     // the two cores: on a fixture pair from URLs its start (script, instance) fell during the
     // alignment.
-    const worthIt = (bytes: number) => {
-      if (!external.length && (bytes === 0 || helperWorthIt(bytes, 0))) helper?.prepare();
+    const prepareIfWorthIt = (bytes: number) => {
+      if (helperWorthIt(bytes, external.length)) helper?.prepare();
     };
-    if (!fromUrls(first, second)) worthIt(sizeKnown(first) + sizeKnown(second) || 1);
-    const opened = await openPair(vq, first, second, external, id, fromUrls(first, second) ? worthIt : undefined);
+    const urls = fromUrls(first, second);
+    if (!urls) prepareIfWorthIt(sizeKnown(first) + sizeKnown(second));
+    const opened = await openPair(vq, first, second, external, id, urls ? (bytes) => prepareIfWorthIt(bytes || HELPER_MIN_BYTES) : undefined);
     // A helper warmed while the page was idle opens the same files while this one lays them out and
     // the page draws, and analyses its share of the weights; any other gets them once drawn
     // (helperFor). (Given the files with this core's, it made the segmentation pair's drawing 0.06 s
