@@ -25,7 +25,7 @@ import { dropPrefetched, fetchSource, prefetchUrls } from './url_prefetch';
 import { heldFileRefusal } from '../protocol/file_limits';
 import { nextTask } from './next_task';
 import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl, releaseRangeResponses } from './range_files';
-import { warmUpUntilRequested } from './warm_up';
+import { WARM_WHILE_READING_BYTES, warmUpUntilRequested, warmWhileReading } from './warm_up';
 import { HELPER_MAX_BYTES, HELPER_MIN_BYTES, HELPER_NAME, helperThreads, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
 
 interface OpenPair {
@@ -253,9 +253,15 @@ function closePairs() {
   threeWay = null;
 }
 
+/** Told when the files' sizes are known (onSizes: loadAll), and when they are all read (or failed). */
+interface Reading {
+  onSizes(bytes: number): void;
+  onRead(): void;
+}
+
 /** Loads two models and aligns them: an open pair (not yet the worker's own). */
-async function openPair(vq: VisualQuant, first: FileSource, second: FileSource, external: FileSource[], id: number, onSizes?: (bytes: number) => void): Promise<OpenPair> {
-  const { models: [a, b], external: rest } = await loadAll(vq, [first, second], id, external, onSizes);
+async function openPair(vq: VisualQuant, first: FileSource, second: FileSource, external: FileSource[], id: number, reading?: Reading): Promise<OpenPair> {
+  const { models: [a, b], external: rest } = await loadAll(vq, [first, second], id, external, reading?.onSizes).finally(() => reading?.onRead());
   const names = `${first.name} and ${second.name}`;
   progress(id, 'aligning', `loading and aligning ${names}`);
   let comparison;
@@ -528,7 +534,16 @@ const handlers: { [M in Method]: Handler<M> } = {
     };
     const urls = fromUrls(first, second);
     if (!urls) prepareIfWorthIt(sizeKnown(first) + sizeKnown(second));
-    const opened = await openPair(vq, first, second, external, id, urls ? (bytes) => prepareIfWorthIt(bytes || HELPER_MIN_BYTES) : undefined);
+    // From URLs, a large pair's bytes take a while: the core warms up meanwhile (warm_up.ts).
+    let read = false;
+    const reading: Reading = {
+      onSizes: (bytes) => {
+        prepareIfWorthIt(bytes || HELPER_MIN_BYTES);
+        if (!bytes || bytes >= WARM_WHILE_READING_BYTES) warmWhileReading(vq, () => !read);
+      },
+      onRead: () => { read = true; },
+    };
+    const opened = await openPair(vq, first, second, external, id, urls ? reading : undefined);
     // A helper warmed while the page was idle opens the same files while this one lays them out and
     // the page draws, and analyses its share of the weights; any other gets them once drawn
     // (helperFor). (Given the files with this core's, it made the segmentation pair's drawing 0.06 s
