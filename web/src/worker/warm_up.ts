@@ -14,14 +14,14 @@ import { makeMemoryResident } from './resident_memory';
 
 /** Rounds of the whole pipeline: open, labels, layout in both views, weights and lint. */
 const ROUNDS = 30;
-/** That pipeline after the open, a step at a time. */
-const PIPELINE: Array<(pair: OpenComparison) => unknown> = [
+/** That pipeline after the open, a step at a time: what the drawing asks, then the analysis. */
+type Step = (pair: OpenComparison) => unknown;
+const DRAWING: Step[] = [
   (pair) => pair.labels(),
   (pair) => pair.layout(),
   (pair) => pair.layout({ view: 'nodes', collapsed: true }),
-  (pair) => pair.weights(0, { detail: false }),
-  (pair) => pair.lint(),
 ];
+const PIPELINE: Step[] = [...DRAWING, (pair) => pair.weights(0, { detail: false }), (pair) => pair.lint()];
 const openExample = (core: VisualQuant) => core.open(exampleFloat, 'float.onnx', exampleQuant, 'quant.onnx');
 /**
  * Rounds of those, after the first few, on a larger pair the core makes (VisualQuant.warmUpPair:
@@ -94,7 +94,7 @@ export const WARM_WHILE_READING_BYTES = 32 * 1024 * 1024;
 export function warmWhileReading(core: VisualQuant, reading: () => boolean): void {
   let pair: OpenComparison | null = null;
   // The drawing's steps only: the weights and lint come after it, with the core warm from the pair.
-  const steps = [() => { pair = openExample(core); }, ...PIPELINE.slice(0, 3).map((step) => () => step(pair!))];
+  const steps = [() => { pair = openExample(core); }, ...DRAWING.map((step) => () => step(pair!))];
   const next = (at: number) => {
     if (at < steps.length && reading() && !core.failed) {
       try {
