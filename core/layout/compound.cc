@@ -222,7 +222,12 @@ void make_groups_convex(Side& s) {
   }
 }
 
-Side make_side(const Graph& graph, const Options& options) {
+// Out of line, as are the other steps compound_layout_pair takes once per side or level
+// (level_heights, pair_levels, lay_out_level, compose): inlined, they made it one 22 KB wasm
+// function that V8 optimised during a 200-node pair's first layout (85 ms of compiling under Node
+// with Chromium's tiering budget, on a two-core machine while the page draws), for a next call that
+// only comes with the next layout (util/out_of_line.h).
+VQ_OUT_OF_LINE Side make_side(const Graph& graph, const Options& options) {
   check_graph(graph);
   Side s;
   s.options = options;
@@ -350,7 +355,7 @@ std::int32_t node_within(const Side& s, std::int32_t code) {
   return code;
 }
 
-void lay_out_level(Side& s, std::int32_t level, LevelCache* cache) {
+VQ_OUT_OF_LINE void lay_out_level(Side& s, std::int32_t level, LevelCache* cache) {
   if (single_item(s, level)) return set_drawn(s, level, single_item_drawing(s, level));
   Options options;
   const Graph g = level_graph(s, level, false, options);
@@ -363,7 +368,7 @@ void lay_out_level(Side& s, std::int32_t level, LevelCache* cache) {
 }
 
 // Open groups' heights in the tree (0: no open subgroup), per level.
-std::vector<std::int32_t> level_heights(const Side& s) {
+VQ_OUT_OF_LINE std::vector<std::int32_t> level_heights(const Side& s) {
   std::vector<std::int32_t> height(s.levels(), 0);
   for (auto it = s.tree.order.rbegin(); it != s.tree.order.rend(); ++it)
     if (s.open[*it]) {
@@ -383,7 +388,7 @@ double polyline_length(const std::vector<double>& points, std::int32_t begin, st
 }
 
 // The drawing: every level placed inside its group's box, routes joined piece by piece.
-Result compose(const Side& s) {
+VQ_OUT_OF_LINE Result compose(const Side& s) {
   const std::size_t levels = s.levels();
   const double pad = s.options.group_padding;
   std::vector<double> origin_x(levels, 0), origin_y(levels, 0);
@@ -491,8 +496,9 @@ struct PairedLevel {
 // nodes that hold its ends there; two boxes that are each other's most frequent partner are paired
 // and their interiors become a paired level. Returns the paired levels (parents first) and how many
 // matches reach a paired level where both ends are drawn as themselves.
-std::vector<PairedLevel> pair_levels(const Side& a, const Side& b, const std::vector<std::pair<std::int32_t, std::int32_t>>& matches,
-                                     std::size_t& reached) {
+VQ_OUT_OF_LINE std::vector<PairedLevel> pair_levels(const Side& a, const Side& b,
+                                                    const std::vector<std::pair<std::int32_t, std::int32_t>>& matches,
+                                                    std::size_t& reached) {
   std::vector<std::vector<std::int32_t>> chain_a(matches.size()), chain_b(matches.size());
   for (std::size_t m = 0; m < matches.size(); ++m) {
     chain_a[m] = chain_of(a, matches[m].first);
