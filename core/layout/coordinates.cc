@@ -19,7 +19,7 @@ double separation(const LayeredGraph& g, std::int32_t a, std::int32_t b, const O
 
 // Type-1 conflicts: a segment that is not between two dummies, crossing one that is. Marked so the
 // alignment never lets such a segment break a long edge's straight line.
-VQ_OUT_OF_LINE std::vector<std::uint8_t> type1_conflicts(const LayeredGraph& g) {
+std::vector<std::uint8_t> type1_conflicts(const LayeredGraph& g) {
   std::vector<std::uint8_t> conflict(g.seg_top.size(), 0);
   for (std::int32_t l = 1; l < g.layer_count; ++l) {
     const std::int32_t previous_size = g.layer_begin[l] - g.layer_begin[l - 1];
@@ -53,12 +53,12 @@ struct Direction {
   bool rightward;  // sweep each layer left to right
 };
 
-// One of the four candidate x-assignments (mirrored back for leftward sweeps). Out of line, as is
-// type1_conflicts: inlined four times, they made assign_coordinates an 11 KB wasm function that V8
-// optimised during a 200-node pair's first layout (42 ms of compiling under Node with Chromium's
-// tiering budget), for its next calls (util/out_of_line.h).
-VQ_OUT_OF_LINE std::vector<double> align_and_compact(const LayeredGraph& g, const std::vector<std::uint8_t>& conflict, Direction d,
-                                      const Options& options) {
+// One of the four candidate x-assignments (mirrored back for leftward sweeps). Out of line: inlined
+// four times, it made assign_coordinates an 11 KB wasm function that V8 optimised during a 200-node
+// pair's first layout (42 ms of compiling under Node with Chromium's tiering budget), for its next
+// calls (util/out_of_line.h).
+VQ_OUT_OF_LINE std::vector<double> align_and_compact(const LayeredGraph& g, const std::vector<std::uint8_t>& conflict,
+                                                     Direction d, const Options& options) {
   const std::int32_t n = g.node_count();
   auto layer_size = [&](std::int32_t l) { return g.layer_begin[l + 1] - g.layer_begin[l]; };
   auto node_at = [&](std::int32_t l, std::int32_t k) {  // k-th node of layer l in sweep order

@@ -7,6 +7,12 @@
 // user waits) for a next call that only comes with the next comparison. Kept apart, a step called
 // again and again is optimised for its later calls, and one called once is not optimised in vain.
 // Natively the cost is one call per step.
+//
+// In wasm the mark holds only where the link-time optimiser agrees: Binaryen (108 here) inlines a
+// function with a single call site back into its caller whatever the compiler was told, unless it
+// cannot (the steps of the layout and the aligner stay apart; the passes of build_logical_graph did
+// not). Check the linked module's symbol map (link again with --emit-symbol-map) before counting on
+// a step being apart.
 #pragma once
 
 #define VQ_OUT_OF_LINE __attribute__((noinline))
