@@ -449,7 +449,7 @@ class App {
         status.textContent = `Analysing weights${howFar.cores}: ${howFar.text}`;
         this.detail.analysisProgress(howFar.text);
       });
-      const weights = await this.core.request('weights', bins ? { bins } : {}, {
+      const weightsRequest = this.core.request('weights', bins ? { bins } : {}, {
         onProgress: (p) => {
           if (ticket !== this.opening) return;
           if (p.slice) {
@@ -466,7 +466,12 @@ class App {
           howFar = { cores, text: `${p.detail.replace(/^analysing weights( on two cores)?: /, '')}, ${Math.floor(p.fraction * 100)} %` };
           paint.request();
         },
-      }).promise.finally(() => {
+      });
+      // Asked with the weights, so that the core checks the parameters right after the analysis,
+      // while this thread fills the table, rather than once it has.
+      const lintRequest = this.core.request('lint', {});
+      lintRequest.promise.catch(() => {});  // seen below, unless the weights failed first
+      const weights = await weightsRequest.promise.finally(() => {
         paint.flush();
         this.detail.analysisProgress(null);
       });
@@ -478,7 +483,7 @@ class App {
       this.activations.setWeights(weights.layers);
       mark('weights');
       status.textContent = 'Checking quantization parameters…';
-      const lint = await this.core.request('lint', {}).promise;
+      const lint = await lintRequest.promise;
       if (ticket !== this.opening) return;
       this.lint = lint;
       this.lintView.set(lint);
