@@ -119,19 +119,11 @@ export class WeightsHelper {
   private share: HelperShare | null = null;
   /** The helper was given a pair (it holds a copy of its models until ended). */
   holdsPair = false;
-  /**
-   * The helper was started while the page was idle (warm) and has warmed up: a pair is given to it
-   * with the open. One started for a pair about to be read (prepare) gets it once the graphs are
-   * drawn: its open would compete with the drawing.
-   */
-  startedIdle = false;
-
   constructor(private readonly make: HelperFactory, private readonly coreModule: () => Promise<CoreModuleMessage>) {}
 
   /** Starts the helper's worker now (while nobody waits), so that its instance is warm for a pair. */
   warm(): void {
     if (this.worker) return;
-    this.startedIdle = true;
     this.launch();
   }
 
@@ -168,7 +160,6 @@ export class WeightsHelper {
    */
   prepare(): void {
     if (this.worker) return;
-    this.startedIdle = false;
     this.launch();
     this.hush();
   }
