@@ -119,6 +119,7 @@ export class WeightsHelper {
   private share: HelperShare | null = null;
   /** The helper was given a pair (it holds a copy of its models until ended). */
   holdsPair = false;
+
   constructor(private readonly make: HelperFactory, private readonly coreModule: () => Promise<CoreModuleMessage>) {}
 
   /** Starts the helper's worker now (while nobody waits), so that its instance is warm for a pair. */
