@@ -1,0 +1,51 @@
+// The pacing of the weight analysis' progress paints (web/src/ui/paced.ts), under mocked timers: a
+// request runs at once when none ran within the interval, the latest of those within it runs at its
+// end, flush runs a pending one now, and drop forgets it (the table that follows the analysis
+// replaces the last progress; the page painted a whole table for nothing before it).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { build } from 'esbuild';
+import path from 'node:path';
+import { root } from './paths.mjs';
+
+async function pacedModule() {
+  const result = await build({ entryPoints: [path.join(root, 'web/src/ui/paced.ts')], bundle: true, format: 'esm', platform: 'node', write: false });
+  return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].text).toString('base64')}`);
+}
+
+test('paced runs at once, then the latest request at the interval\'s end; flush runs it now, drop forgets it', async (t) => {
+  const { paced } = await pacedModule();
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const runs = [];
+  let shown = 0;
+  const p = paced(250, () => runs.push(shown));
+
+  shown = 1;
+  p.request();
+  assert.deepEqual(runs, [1], 'the first request runs at once');
+  shown = 2;
+  p.request();
+  shown = 3;
+  p.request();
+  assert.deepEqual(runs, [1], 'requests within the interval wait');
+  t.mock.timers.tick(250);
+  assert.deepEqual(runs, [1, 3], 'the latest runs at the interval\'s end, once');
+
+  shown = 4;
+  p.request();
+  p.flush();
+  assert.deepEqual(runs, [1, 3, 4], 'flush runs the pending one now');
+  p.flush();
+  assert.deepEqual(runs, [1, 3, 4], 'and nothing when none is pending');
+
+  shown = 5;
+  p.request();
+  p.drop();
+  p.flush();
+  t.mock.timers.tick(1000);
+  assert.deepEqual(runs, [1, 3, 4], 'a dropped request never runs');
+
+  shown = 6;
+  p.request();
+  assert.deepEqual(runs, [1, 3, 4, 6], 'after a quiet interval a request runs at once again');
+});
