@@ -760,7 +760,8 @@ scope.onmessage = (event) => {
     return;
   }
   if (isHushMessage(message)) {
-    // A helper whose core worker has work: no more warm-up (it waits for that worker's requests).
+    // A helper whose core worker has work, or a core worker whose page asks at once: no more
+    // warm-up, and none started (it waits for the requests).
     requested = true;
     stopWarmUp?.();
     stopWarmUp = null;

@@ -2,11 +2,16 @@
 // smallest script, so the worker's script and the wasm compile (core_module.ts) are under way while
 // main.js is still loading and running; main.ts takes the same connection. Paths are taken from the
 // page's address, not from this module's (esbuild may move it into a shared chunk).
+import { sourcesFromQuery } from '../ui/sources';
 import { WorkerConnection } from './worker_connection';
 
 let connection: WorkerConnection | null = null;
 
 export function pageCoreConnection(): WorkerConnection {
-  connection ??= new WorkerConnection(new URL('worker.js', document.baseURI));
+  if (!connection) {
+    connection = new WorkerConnection(new URL('worker.js', document.baseURI));
+    // A page opened with a pair's URLs asks for it as soon as the UI's script runs (main.ts).
+    if (sourcesFromQuery(location.search, location.href)) connection.expectRequest();
+  }
   return connection;
 }

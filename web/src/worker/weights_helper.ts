@@ -40,7 +40,8 @@ export interface HelperWorker {
 /**
  * Sent to the helper when this worker gets a request: its idle warm-up ends at once, so that it does
  * not compete with the request for the cores (a core worker's own transport message, like the
- * compiled module's).
+ * compiled module's). The page sends it to its core worker too, first of all, when a request is
+ * coming at once (WorkerConnection.expectRequest): no idle warm-up starts.
  */
 export interface HushMessage {
   type: 'hush';

@@ -5,6 +5,7 @@
 import { PendingTable, type CoreConnection, type PendingRequest, type RequestOptions } from '../protocol/connection';
 import type { FromCore, Method, Params, Result, ToCore } from '../protocol/messages';
 import { CORE_MODULE_HASH, compileCoreModule } from './core_module';
+import type { HushMessage } from './weights_helper';
 
 export class WorkerConnection implements CoreConnection {
   private worker!: Worker;
@@ -46,6 +47,17 @@ export class WorkerConnection implements CoreConnection {
     }
     if (message.type === 'error' && message.error.restarted) this.generation++;
     this.pending.settle(message);
+  }
+
+  /**
+   * The page asks at once (it was opened with ?float=&quant=): the worker starts no idle warm-up and
+   * no helper core. Sent before anything else, so it is seen before the core is up. Without it the
+   * core could come up before the page's first request (the UI's script still loading on a busy
+   * machine), take the page for idle, and start a warm-up round (0.1-0.3 s cold) and a helper core
+   * beside the open and the drawing.
+   */
+  expectRequest(): void {
+    this.worker.postMessage({ type: 'hush' } satisfies HushMessage);
   }
 
   request<M extends Method>(method: M, params: Params<M>, options: RequestOptions = {}): PendingRequest<Result<M>> {
