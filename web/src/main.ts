@@ -471,16 +471,16 @@ class App {
       // while this thread fills the table, rather than once it has.
       const lintRequest = this.core.request('lint', {});
       lintRequest.promise.catch(() => {});  // seen below, unless the weights failed first
-      // The last progress is painted only when the analysis failed: else the table and the status
-      // below replace it at once, and painting it cost the main thread a whole table (15-20 ms on
-      // the segmentation pair) just before the table itself.
+      // The last progress is shown (flush), but after a success without the table's found layers:
+      // the ranked table replaces them at once, and drawing them cost the main thread a whole table
+      // (15-20 ms on the segmentation pair) just before the table itself.
       const weights = await weightsRequest.promise.then((w) => {
-        paint.drop();
+        tableBehind = false;
         return w;
-      }, (e: unknown) => {
+      }).finally(() => {
         paint.flush();
-        throw e;
-      }).finally(() => this.detail.analysisProgress(null));
+        this.detail.analysisProgress(null);
+      });
       if (ticket !== this.opening) return;
       this.weights = weights;
       this.comparison?.setWeights(weights);

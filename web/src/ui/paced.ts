@@ -13,8 +13,6 @@ export interface Paced {
   now(): void;
   /** A run that is pending runs now (the last progress is shown before what follows it). */
   flush(): void;
-  /** A run that is pending is dropped (what follows replaces what it would show). */
-  drop(): void;
 }
 
 export function paced(intervalMs: number, run: () => void): Paced {
@@ -37,9 +35,6 @@ export function paced(intervalMs: number, run: () => void): Paced {
     now: fire,
     flush() {
       if (pending) fire();
-    },
-    drop() {
-      pending = false;
     },
   };
 }
