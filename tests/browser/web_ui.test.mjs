@@ -499,6 +499,20 @@ test('bad files show the core\'s error in words', async () => {
   await page.close();
 });
 
+test('an address whose float= or quant= is not a URL says so, and the page still opens a pair', async () => {
+  const page = await newPage(browser.context);
+  await page.goto(`${server.url}?float=${encodeURIComponent('http://[not-a-host')}&quant=q.onnx`);
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await page.textContent('#error'), /^The page's address gives float="http:\/\/\[not-a-host", which is not a URL\./);
+  // The page took itself for idle (no request was coming): the core still opens what it is given.
+  await page.setInputFiles('#file-float', pairFile(PAIR, 'float.onnx'));
+  await page.setInputFiles('#file-quant', pairFile(PAIR, 'quant.onnx'));
+  await waitDrawn(page);
+  assert.equal(await page.isHidden('#error'), true);
+  await assertClean(page);
+  await page.close();
+});
+
 test('cancel stops opening (the core worker is restarted) and the next open works', async () => {
   const page = await newPage(browser.context);
   // Hold the core's wasm back so the open request is still with the worker when Cancel is pressed.

@@ -203,7 +203,8 @@ class App {
     const stored = host?.theme ? null : localStorage.getItem('vq-theme');
     this.applyTheme(stored === 'light' || stored === 'dark' ? stored : null);
     const query = sourcesFromQuery(location.search, location.href);
-    if (query) void this.open(query);
+    if (typeof query === 'string') this.showError(query);
+    else if (query) void this.open(query);
     if (host) this.startFromHost(host);
   }
 

@@ -28,11 +28,24 @@ export function sourcesFromFiles(files: File[]): ModelSources | string {
   return { first: models[0], second: models[1], ...(models[2] ? { third: models[2] } : {}), external: files.filter((f) => !models.includes(f)) };
 }
 
-/** ?float=URL&quant=URL&data=URL: same-origin files (the page's CSP allows no other). */
-export function sourcesFromQuery(search: string, base: string): ModelSources | null {
+/**
+ * ?float=URL&quant=URL&data=URL: same-origin files (the page's CSP allows no other). Null when the
+ * address names no pair; what is wrong, in words, when one of its values is not a URL.
+ */
+export function sourcesFromQuery(search: string, base: string): ModelSources | string | null {
   const q = new URLSearchParams(search);
   const f = q.get('float'), [s, t] = q.getAll('quant');
   if (!f || !s) return null;
+  const parses = (v: string) => {
+    try {
+      return Boolean(new URL(v, base));
+    } catch {
+      return false;
+    }
+  };
+  const bad = [['float', f], ['quant', s], ...(t ? [['quant', t]] : []), ...q.getAll('data').map((d) => ['data', d])].find(([, v]) => !parses(v));
+  // The value as JSON: a string, quoted and escaped, shown as text.
+  if (bad) return `The page's address gives ${bad[0]}=${JSON.stringify(bad[1])}, which is not a URL.`;
   return { first: new URL(f, base), second: new URL(s, base), ...(t ? { third: new URL(t, base) } : {}), external: q.getAll('data').map((d) => new URL(d, base)) };
 }
 

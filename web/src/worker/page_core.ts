@@ -11,7 +11,8 @@ export function pageCoreConnection(): WorkerConnection {
   if (!connection) {
     connection = new WorkerConnection(new URL('worker.js', document.baseURI));
     // A page opened with a pair's URLs asks for it as soon as the UI's script runs (main.ts).
-    if (sourcesFromQuery(location.search, location.href)) connection.expectRequest();
+    const query = sourcesFromQuery(location.search, location.href);
+    if (query && typeof query !== 'string') connection.expectRequest();
   }
   return connection;
 }
