@@ -18,6 +18,8 @@
 #include <optional>
 #include <vector>
 
+#include "weights/lanes.h"
+
 namespace vq {
 
 class ExtremeValues {
@@ -27,17 +29,38 @@ class ExtremeValues {
   // values[i] was read at position first + i (any numbering the caller maps back in beyond()).
   // Once bars are set most values fail both tests.
   void add(const double* values, std::size_t n, std::uint64_t first) {
-    const double high = high_bar_, low = low_bar_;
     std::size_t i = 0;
     // Blocks of eight tested without a branch or a chain per value (each test stands alone, so
-    // they overlap); a block with a value past a bar is held value by value. NaN passes no test.
+    // they overlap); a block with a value past a bar is held value by value, and the bars it may
+    // have moved are read again (the first block of a weight sets them). NaN passes no test. In
+    // wasm the tests are four f64x2 comparisons each side (weights/lanes.h): as scalar tests
+    // they were a seventh of the page's weight analysis of the segmentation pair.
     constexpr std::size_t kBlock = 8;
+#if VQ_WASM_LANES
+    v128_t high = wasm_f64x2_splat(high_bar_), low = wasm_f64x2_splat(low_bar_);
+    for (; i + kBlock <= n; i += kBlock) {
+      v128_t past = wasm_i64x2_splat(0);
+      for (std::size_t k = 0; k < kBlock; k += 2) {
+        const v128_t v = wasm_v128_load(values + i + k);
+        past = wasm_v128_or(past, wasm_v128_or(wasm_f64x2_gt(v, high), wasm_f64x2_lt(v, low)));
+      }
+      if (!wasm_v128_any_true(past)) continue;
+      hold(values + i, kBlock, first + i);
+      high = wasm_f64x2_splat(high_bar_);
+      low = wasm_f64x2_splat(low_bar_);
+    }
+#else
+    double high = high_bar_, low = low_bar_;
     for (; i + kBlock <= n; i += kBlock) {
       unsigned past = 0;
       for (std::size_t k = 0; k < kBlock; ++k)
         past |= static_cast<unsigned>(values[i + k] > high) | static_cast<unsigned>(values[i + k] < low);
-      if (past) hold(values + i, kBlock, first + i);
+      if (!past) continue;
+      hold(values + i, kBlock, first + i);
+      high = high_bar_;
+      low = low_bar_;
     }
+#endif
     hold(values + i, n - i, first + i);
   }
 

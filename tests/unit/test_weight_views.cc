@@ -255,6 +255,53 @@ BOOST_AUTO_TEST_CASE(packed_block_runs_read_what_single_elements_read) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(integer_ops_read_codes_with_values_per_channel) {
+  // ConvInteger with a zero point and a rescale per output channel (axis 0), and MatMulInteger with
+  // both per column (the last axis), by hand as ONNX Runtime's dynamic quantizer writes them
+  // (ConvInteger / MatMulInteger -> Cast -> Mul by the weight's scale): their runs of values, codes
+  // and steps read at once (a channel's run at a time) hold what their elements hold, however a run
+  // starts and ends; so do those of a zero point shorter than the channels (its first entry serves
+  // the channels beyond it, as element by element).
+  const auto model = [](const std::string& op, const std::vector<std::int64_t>& dims, std::int64_t channels, std::int64_t zero_points_given) {
+    onnx::ModelProto proto = identity_model();
+    auto* g = proto.mutable_graph();
+    g->clear_node();
+    std::int64_t n = 1;
+    for (std::int64_t d : dims) n *= d;
+    std::vector<std::uint8_t> codes, zero_points;
+    for (std::int64_t i = 0; i < n; ++i) codes.push_back(static_cast<std::uint8_t>((i * 37 + 11) % 256));
+    for (std::int64_t c = 0; c < channels; ++c) zero_points.push_back(static_cast<std::uint8_t>(120 + 3 * c));
+    *g->add_initializer() = uint8_tensor("w", dims, codes);
+    *g->add_initializer() = uint8_tensor("w_zero_point", {channels}, zero_points);
+    std::vector<float> scales;
+    for (std::int64_t c = 0; c < channels; ++c) scales.push_back(0.0173f / static_cast<float>(c + 1));
+    *g->add_initializer() = float_tensor("w_scale", op == "ConvInteger" ? std::vector<std::int64_t>{1, channels, 1, 1} : std::vector<std::int64_t>{channels}, scales);
+    *g->add_node() = make_node("DynamicQuantizeLinear", {"X"}, {"xq", "x_scale", "x_zero_point"});
+    *g->add_node() = make_node(op, {"xq", "w", "x_zero_point", "w_zero_point"}, {"acc"});
+    onnx::NodeProto cast = make_node("Cast", {"acc"}, {"acc_float"});
+    auto* to = cast.add_attribute();
+    to->set_name("to");
+    to->set_type(onnx::AttributeProto::INT);
+    to->set_i(onnx::TensorProto::FLOAT);
+    *g->add_node() = cast;
+    *g->add_node() = make_node("Mul", {"acc_float", "w_scale"}, {"Y"});
+    return load_bytes(serialize(proto));
+  };
+  const Model conv = model("ConvInteger", {5, 3, 3, 3}, 5, 5), matmul = model("MatMulInteger", {6, 4}, 4, 4);
+  const Model short_zero_point = model("ConvInteger", {5, 3, 3, 3}, 5, 2);
+  for (const Model* m : {&conv, &matmul, &short_zero_point}) {
+    const LogicalGraph g = build_logical_graph(*m);
+    std::size_t views = 0;
+    for (const LogicalOp& op : g.ops)
+      if (auto w = op_weight_view(*m, op)) {
+        BOOST_TEST(static_cast<bool>(w->values.read_with_codes));
+        check_runs_match_elements(*w, m->nodes[op.primary].op_type);
+        ++views;
+      }
+    BOOST_TEST(views == 1u);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(values_read_with_their_codes_follow_casts_and_transposes) {
   // int8 codes -> DequantizeLinear (per row) -> Cast to float16 -> Transpose, twice: the Cast's
   // values are rounded to float16 whether read alone or with their codes; the transposes' runs are
