@@ -22,6 +22,7 @@ import { measureLabels, type MeasuredSizes } from './ui/label_sizes';
 import { Minimap } from './ui/minimap';
 import { LayerTable, type TableMeasures } from './ui/layer_table';
 import { paced } from './ui/paced';
+import { worthPaintingPartial } from './ui/progress_forecast';
 import { LintView } from './ui/lint_view';
 import { NodeSearch, type SearchItem } from './ui/search';
 import { OVERLAYS, paintsFor, setSqnrThresholds, type OverlayName, type ThemeName } from './ui/overlays';
@@ -440,12 +441,18 @@ class App {
       const found: UnrankedWeightLayer[] = [];
       let lastSlice: TableMeasures | null = null, tableBehind = false;
       let howFar: { cores: string, text: string } | null = null;
+      // How far the analysis is (parameters), for the forecast of its end (progress_forecast.ts).
+      const started = performance.now();
+      let fraction = 0;
       // The table and the status line as the progress stands, painted at most every
-      // PROGRESS_PAINT_MS (paced.ts says why).
+      // PROGRESS_PAINT_MS (paced.ts says why); the table's found layers only when the ranked
+      // table is not expected within that interval.
       const paint = paced(PROGRESS_PAINT_MS, () => {
         if (ticket !== this.opening) return;
-        if (tableBehind && lastSlice) this.table.setFound({ ...lastSlice, layers: found });
-        tableBehind = false;
+        if (tableBehind && lastSlice && worthPaintingPartial(performance.now() - started, fraction, PROGRESS_PAINT_MS)) {
+          this.table.setFound({ ...lastSlice, layers: found });
+          tableBehind = false;
+        }
         if (!howFar) return;
         status.textContent = `Analysing weights${howFar.cores}: ${howFar.text}`;
         this.detail.analysisProgress(howFar.text);
@@ -462,6 +469,7 @@ class App {
             return;
           }
           if (p.fraction === undefined) return;
+          fraction = p.fraction;
           // "120 of 560 layers, 40 %": the fraction counts parameters, the better measure of the time left.
           const cores = /^analysing weights on two cores: /.test(p.detail) ? ' on two cores' : '';
           howFar = { cores, text: `${p.detail.replace(/^analysing weights( on two cores)?: /, '')}, ${Math.floor(p.fraction * 100)} %` };
@@ -475,9 +483,14 @@ class App {
       // The last progress is shown (flush), but after a success without the table's found layers:
       // the ranked table replaces them at once, and drawing them cost the main thread a whole table
       // (15-20 ms on the segmentation pair) just before the table itself.
+      // After a failure, the layers found are painted whatever the forecast said (fraction 0).
       const weights = await weightsRequest.promise.then((w) => {
         tableBehind = false;
         return w;
+      }, (e: unknown) => {
+        fraction = 0;
+        if (tableBehind) paint.request();
+        throw e;
       }).finally(() => {
         paint.flush();
         this.detail.analysisProgress(null);
