@@ -13,7 +13,7 @@
 // open is dropped, and the next request runs on a fresh one.
 import { HeapFile, RangeFile, VisualQuantError, VisualQuantInstanceFailure, type ModelLayoutViews, type OpenComparison, type VisualQuant, type WeightsRunOptions, type WeightsSlice } from 'visualquant-core';
 import {
-  BACKGROUND, isOnDisk, isReference, isStream, type CompareReport, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type PairName, type Params, type ProgressMessage, type RequestMessage,
+  BACKGROUND, isOnDisk, isPieces, isReference, isStream, type CompareReport, type CoreError, type FileSource, type FromCore, type LayoutView, type Method, type PairName, type Params, type ProgressMessage, type RequestMessage,
   type Result, type ToCore,
 } from '../protocol/messages';
 import { runActivationJob } from './activation_job';
@@ -26,7 +26,8 @@ import { heldFileRefusal } from '../protocol/file_limits';
 import { nextTask } from './next_task';
 import { rangeFileOfBlob, rangeFileOfPath, rangeFileOfUrl, releaseRangeResponses } from './range_files';
 import { WARM_WHILE_READING_BYTES, warmUpUntilRequested, warmWhileReading } from './warm_up';
-import { HELPER_MAX_BYTES, HELPER_MIN_BYTES, HELPER_NAME, helperThreads, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperShare, type HushMessage } from './weights_helper';
+import { HELPER_MAX_BYTES, HELPER_MIN_BYTES, HELPER_NAME, helperThreads, helperWorthIt, isEndShareMessage, isHushMessage, WeightsHelper, type EndShareMessage, type HelperFactory, type HelperFile, type HelperShare, type HushMessage } from './weights_helper';
+import { KeptPieces } from './kept_pieces';
 
 interface OpenPair {
   comparison: OpenComparison;
@@ -43,10 +44,11 @@ interface OpenPair {
   /** The helper core was given this pair: it can share the full report (the JSON export) too. */
   helperHolds?: boolean;
   /**
-   * The files' names, when the pair is worth a helper: it is given the pair when the summary is
-   * asked, after the drawing (planHelper).
+   * The files, when the pair is worth a helper: it is given the pair when the summary is asked,
+   * after the drawing (planHelper). As the pieces they were read in when those were kept
+   * (KeptPieces), else by name (copied out of this core's memory then).
    */
-  helperLater?: { first: string; second: string } | null;
+  helperLater?: [HelperFile | string, HelperFile | string] | null;
 }
 
 const scope = self as unknown as { postMessage(message: FromCore): void; onmessage: ((e: MessageEvent<ToCore | CoreModuleMessage | HushMessage | EndShareMessage>) => void) | null };
@@ -157,21 +159,27 @@ const helper = helperFactory ? new WeightsHelper(helperFactory, async () => {
  * URLs, giving it the pair at the open made the drawing 0.1 s later. Otherwise a helper holding an
  * earlier pair is ended (its copy of the models goes), and so is an idle one when this pair is large.
  */
-function planHelper(opened: OpenPair, first: FileSource, second: FileSource, external: FileSource[]): void {
+function planHelper(opened: OpenPair, first: FileSource, second: FileSource, external: FileSource[], kept: KeptPieces | null): void {
   if (!helper) return;
   const [a, b] = opened.comparison.givenFiles();
   const size = a.byteLength + b.byteLength;
   if (helperWorthIt(size, external.length)) {
-    opened.helperLater = { first: first.name, second: second.name };
+    const pieces = kept?.take([first.name, second.name]);
+    opened.helperLater = pieces ? [pieces[0], pieces[1]] : [first.name, second.name];
     return;
   }
+  kept?.decide(false);
   if (helper.holdsPair || external.length || size > HELPER_MAX_BYTES) helper.stop();
 }
 
-/** The helper given copies of the pair's files (from this core's memory), or null when it is not running. */
-function startHelper(opened: OpenPair, first: string, second: string): HelperShare | null {
-  const [a, b] = opened.comparison.givenFiles();
-  const share = helper?.start({ name: first, bytes: a.slice().buffer }, { name: second, bytes: b.slice().buffer }) ?? null;
+/**
+ * The helper given the pair's files: the pieces kept as they were read, or copies from this core's
+ * memory. Null when it is not running.
+ */
+function startHelper(opened: OpenPair, files: [HelperFile | string, HelperFile | string]): HelperShare | null {
+  const given = opened.comparison.givenFiles();
+  const [first, second] = files.map((f, i) => (typeof f === 'string' ? { name: f, bytes: given[i].slice().buffer } : f));
+  const share = helper?.start(first, second) ?? null;
   opened.helperHolds = share !== null;
   return share;
 }
@@ -183,11 +191,11 @@ function startHelper(opened: OpenPair, first: string, second: string): HelperSha
  * other's pairs once done with its own share).
  */
 function lateHelper(p: OpenPair): HelperShare | null {
-  const names = p.helperLater;
+  const files = p.helperLater;
   p.helperLater = null;
-  if (!names || !helper) return null;
+  if (!files || !helper) return null;
   helper.prepare();
-  return startHelper(p, names.first, names.second);
+  return startHelper(p, files);
 }
 
 /** The pair is read from URLs (the page was opened with ?float=&quant=). */
@@ -261,8 +269,8 @@ interface Reading {
 }
 
 /** Loads two models and aligns them: an open pair (not yet the worker's own). */
-async function openPair(vq: VisualQuant, first: FileSource, second: FileSource, external: FileSource[], id: number, reading?: Reading): Promise<OpenPair> {
-  const { models: [a, b], external: rest } = await loadAll(vq, [first, second], id, external, reading?.onSizes).finally(() => reading?.onRead());
+async function openPair(vq: VisualQuant, first: FileSource, second: FileSource, external: FileSource[], id: number, reading?: Reading, kept?: KeptPieces): Promise<OpenPair> {
+  const { models: [a, b], external: rest } = await loadAll(vq, [first, second], id, external, reading?.onSizes, kept).finally(() => reading?.onRead());
   const names = `${first.name} and ${second.name}`;
   progress(id, 'aligning', `loading and aligning ${names}`);
   let comparison;
@@ -340,15 +348,24 @@ type Loaded = Held | RangeFile;
  * A file's bytes for the core: given (FilePayload), or read here chunk by chunk straight into its
  * memory (FileStream: a picked File, a same-origin URL), with the bytes read so far as progress.
  */
-async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, total: number) => void, external = false, onSize?: (total: number) => void): Promise<Loaded> {
+async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, total: number) => void, external = false, onSize?: (total: number) => void,
+  keep?: (piece: Uint8Array | ArrayBuffer) => void): Promise<Loaded> {
   // References are the host's to read (the VS Code extension host resolves them before they get here).
   if (isReference(f)) throw Object.assign(new Error(`${f.name}: this core cannot read files by reference`), { code: 'usage' });
   if (isOnDisk(f)) {
     if (!external) throw Object.assign(new Error(`${f.name}: a model file is given by its bytes, only external data by its path`), { code: 'usage' });
     return rangeFileOf(f.name, () => rangeFileOfPath(f.name, f.path));
   }
+  if (isPieces(f)) {
+    const total = f.pieces.reduce((n, p) => n + p.byteLength, 0);
+    onSize?.(total);
+    const file = vq.heapFile(total);
+    for (const piece of f.pieces) file.write(new Uint8Array(piece));
+    return file;
+  }
   if (!isStream(f)) {
     onSize?.(f.bytes.byteLength);
+    keep?.(f.bytes);
     return new Uint8Array(f.bytes);
   }
   // External data is read by range, a weight at a time, when the core reads it (range_files.ts).
@@ -383,6 +400,7 @@ async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, tota
       const { done, value } = await reader.read();
       if (done) break;
       file.write(value);
+      keep?.(value);
       onRead(value.byteLength, total);
     }
     return file;
@@ -421,9 +439,11 @@ function refuseTooLargeToHold(name: string, size: number) {
  */
 /**
  * `onSizes`: told once, with the model files' bytes together, when every one's size is known (a URL's
- * from its response's length, 0 when it has none), before their bodies are read.
+ * from its response's length, 0 when it has none), before their bodies are read. `kept`: the model
+ * files' pieces as read, for the helper core (KeptPieces, in the order of `files`).
  */
-async function loadAll(vq: VisualQuant, files: FileSource[], id: number, external: FileSource[], onSizes?: (bytes: number) => void): Promise<{ models: Held[]; external: Loaded[] }> {
+async function loadAll(vq: VisualQuant, files: FileSource[], id: number, external: FileSource[], onSizes?: (bytes: number) => void,
+  kept?: KeptPieces): Promise<{ models: Held[]; external: Loaded[] }> {
   // Each file read whole, once its first bytes come: its name, bytes read and size once known (a
   // URL's length is a hint). Files read by range never come: they are read with the weights.
   const reads: Array<{ name: string; read: number; total: number; done: boolean }> = [];
@@ -441,18 +461,19 @@ async function loadAll(vq: VisualQuant, files: FileSource[], id: number, externa
     sizes.push(total);
     if (sizes.length === files.length) onSizes?.(sizes.includes(0) ? 0 : sizes.reduce((a, b) => a + b, 0));
   };
-  const track = (f: FileSource, external: boolean) => {
+  const track = (f: FileSource, external: boolean, index: number) => {
     const entry = { name: f.name, read: 0, total: 0, done: false };
+    const keep = kept && !external ? (piece: Uint8Array | ArrayBuffer) => kept.add(index, piece) : undefined;
     return load(vq, f, (bytes, total) => {
       if (!reads.includes(entry)) reads.push(entry);
       entry.read += bytes;
       entry.total = total;
       show();
-    }, external, external ? undefined : sized).finally(() => {
+    }, external, external ? undefined : sized, keep).finally(() => {
       entry.done = true;
     });
   };
-  const settled = await Promise.allSettled([...files.map((f) => track(f, false)), ...external.map((f) => track(f, true))]);
+  const settled = await Promise.allSettled([...files.map((f, i) => track(f, false, i)), ...external.map((f, i) => track(f, true, i))]);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (!failed) {
     const loaded = settled.map((s) => (s as PromiseFulfilledResult<Loaded>).value);
@@ -533,21 +554,29 @@ const handlers: { [M in Method]: Handler<M> } = {
     const prepareIfWorthIt = (bytes: number) => {
       if (helperWorthIt(bytes, external.length)) helper?.prepare();
     };
+    // The files' pieces kept for the helper as they are read (KeptPieces), when the pair is worth
+    // one: known now when the sizes are, from URLs once the responses say (an unknown size: not).
+    const kept = helper ? new KeptPieces(2) : null;
+    const keepIfWorthIt = (bytes: number) => kept?.decide(bytes > 0 && helperWorthIt(bytes, external.length));
     const urls = fromUrls(first, second);
-    if (!urls) prepareIfWorthIt(sizeKnown(first) + sizeKnown(second));
+    if (!urls) {
+      prepareIfWorthIt(sizeKnown(first) + sizeKnown(second));
+      keepIfWorthIt(sizeKnown(first) + sizeKnown(second));
+    }
     // From URLs, a large pair's bytes take a while: the core warms up meanwhile (warm_up.ts).
     let read = false;
     const reading: Reading = {
       onSizes: (bytes) => {
         prepareIfWorthIt(bytes || HELPER_MIN_BYTES);
+        keepIfWorthIt(bytes);
         if (!bytes || bytes >= WARM_WHILE_READING_BYTES) warmWhileReading(vq, () => !read);
       },
       onRead: () => { read = true; },
     };
-    const opened = await openPair(vq, first, second, external, id, urls ? reading : undefined);
+    const opened = await openPair(vq, first, second, external, id, urls ? reading : undefined, kept ?? undefined);
     // The helper gets the pair once it is drawn (planHelper). (Given the files with this core's, it
     // made the segmentation pair's drawing 0.06 s later: both read them through the browser at once.)
-    planHelper(opened, first, second, external);
+    planHelper(opened, first, second, external, kept);
     pair = opened;
     const comparison = opened.comparison;
     // The page's next request is the labels of its view (the logical one unless the user chose the

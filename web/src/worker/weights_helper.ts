@@ -13,7 +13,7 @@
 // helper's results have settled. So the two meet wherever the work splits best (this worker also
 // lays the graphs out), and a helper that fails or goes silent costs nothing: this worker analyses
 // what is left itself. Once the table is done, the helper is told to end its share.
-import type { FromCore, ProgressMessage, ToCore } from '../protocol/messages';
+import type { FilePayload, FilePieces, FromCore, ProgressMessage, ToCore } from '../protocol/messages';
 import type { CoreModuleMessage } from './core_module';
 
 /** The helper worker's name (`self.name`): a helper never starts a helper of its own. */
@@ -58,6 +58,9 @@ export interface EndShareMessage {
   id: number;
 }
 export const isEndShareMessage = (data: unknown): data is EndShareMessage => (data as { type?: unknown } | null)?.type === 'end-share';
+
+/** One of the pair's files as the helper is given it (transferred). */
+export type HelperFile = FilePayload | FilePieces;
 
 /** Starts a helper worker running this script. */
 export type HelperFactory = () => HelperWorker;
@@ -167,17 +170,19 @@ export class WeightsHelper {
   }
 
   /**
-   * Gives the helper the pair this worker has opened (copies of its files, in the order given, taken
-   * from this worker's core: the files are read once), and has it analyse share 1 of 2 of the
-   * summary right after its own open. Returns the share, or null when no helper could take it.
+   * Gives the helper the pair this worker has opened, in the order given (the pieces this worker
+   * read them in, or copies from its core: the files are read once), transferred, and has it
+   * analyse share 1 of 2 of the summary right after its own open. Returns the share, or null when
+   * no helper could take it.
    */
-  start(first: { name: string; bytes: ArrayBuffer }, second: { name: string; bytes: ArrayBuffer }): HelperShare | null {
+  start(first: HelperFile, second: HelperFile): HelperShare | null {
     this.share?.end();
     this.share = null;
     if (!this.worker) return null;
     const open = this.nextId++;
     this.holdsPair = true;
-    this.worker.postMessage({ type: 'request', id: open, method: 'open', params: { first, second, external: [] } } satisfies ToCore, [first.bytes, second.bytes]);
+    const transfer = [first, second].flatMap((f) => ('pieces' in f ? f.pieces : [f.bytes]));
+    this.worker.postMessage({ type: 'request', id: open, method: 'open', params: { first, second, external: [] } } satisfies ToCore, transfer);
     return this.share = this.ask({ part: 1, parts: 2 }, open);
   }
 
