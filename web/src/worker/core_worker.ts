@@ -358,9 +358,15 @@ async function load(vq: VisualQuant, f: FileSource, onRead: (bytes: number, tota
   }
   if (isPieces(f)) {
     const total = f.pieces.reduce((n, p) => n + p.byteLength, 0);
+    refuseTooLargeToHold(f.name, total);
     onSize?.(total);
     const file = vq.heapFile(total);
-    for (const piece of f.pieces) file.write(new Uint8Array(piece));
+    try {
+      for (const piece of f.pieces) file.write(new Uint8Array(piece));
+    } catch (e) {
+      file.free();
+      throw e;
+    }
     return file;
   }
   if (!isStream(f)) {
