@@ -3,19 +3,12 @@
 // a chunk that is a view into a larger buffer is copied, never the buffer behind it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { build } from 'esbuild';
-import path from 'node:path';
-import { root } from './paths.mjs';
-
-async function moduleOf(file) {
-  const result = await build({ entryPoints: [path.join(root, file)], bundle: true, format: 'esm', platform: 'node', write: false });
-  return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].text).toString('base64')}`);
-}
+import { importTs } from './ts_module.mjs';
 
 const bytesOf = (pieces) => Buffer.concat(pieces.map((p) => Buffer.from(p)));
 
 test('pieces read before the decision are kept, and handed over once, in order, when wanted', async () => {
-  const { KeptPieces } = await moduleOf('web/src/worker/kept_pieces.ts');
+  const { KeptPieces } = await importTs('web/src/worker/kept_pieces.ts');
   const kept = new KeptPieces(2);
   const chunk = (values) => new Uint8Array(values);
   kept.add(0, chunk([1, 2]));
@@ -34,7 +27,7 @@ test('pieces read before the decision are kept, and handed over once, in order, 
 });
 
 test('pieces not wanted are dropped, and later ones are not kept', async () => {
-  const { KeptPieces } = await moduleOf('web/src/worker/kept_pieces.ts');
+  const { KeptPieces } = await importTs('web/src/worker/kept_pieces.ts');
   const kept = new KeptPieces(2);
   kept.add(0, new Uint8Array([1]));
   kept.decide(false);
@@ -43,7 +36,7 @@ test('pieces not wanted are dropped, and later ones are not kept', async () => {
 });
 
 test('a chunk that views part of a larger buffer is copied: the buffer behind it is not handed over', async () => {
-  const { KeptPieces } = await moduleOf('web/src/worker/kept_pieces.ts');
+  const { KeptPieces } = await importTs('web/src/worker/kept_pieces.ts');
   const kept = new KeptPieces(1);
   kept.decide(true);
   const backing = new Uint8Array([5, 6, 7, 8]);

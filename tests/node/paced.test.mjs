@@ -3,17 +3,10 @@
 // end, and flush runs a pending one now (the last progress is shown before what follows it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { build } from 'esbuild';
-import path from 'node:path';
-import { root } from './paths.mjs';
-
-async function pacedModule() {
-  const result = await build({ entryPoints: [path.join(root, 'web/src/ui/paced.ts')], bundle: true, format: 'esm', platform: 'node', write: false });
-  return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].text).toString('base64')}`);
-}
+import { importTs } from './ts_module.mjs';
 
 test('paced runs at once, then the latest request at the interval\'s end; flush runs it now', async (t) => {
-  const { paced } = await pacedModule();
+  const { paced } = await importTs('web/src/ui/paced.ts');
   t.mock.timers.enable({ apis: ['setTimeout'] });
   const runs = [];
   let shown = 0;

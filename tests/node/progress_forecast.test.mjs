@@ -3,17 +3,10 @@
 // before any progress; a partial result expected to stand less than the minimum is not worth it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { build } from 'esbuild';
-import path from 'node:path';
-import { root } from './paths.mjs';
-
-async function forecast() {
-  const result = await build({ entryPoints: [path.join(root, 'web/src/ui/progress_forecast.ts')], bundle: true, format: 'esm', platform: 'node', write: false });
-  return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].text).toString('base64')}`);
-}
+import { importTs } from './ts_module.mjs';
 
 test('the time left is forecast at the rate so far', async () => {
-  const { forecastRemainingMs } = await forecast();
+  const { forecastRemainingMs } = await importTs('web/src/ui/progress_forecast.ts');
   assert.equal(forecastRemainingMs(400, 0.5), 400);
   assert.equal(forecastRemainingMs(300, 0.75), 100);
   assert.equal(forecastRemainingMs(300, 1), 0);
@@ -22,7 +15,7 @@ test('the time left is forecast at the rate so far', async () => {
 });
 
 test('a partial result is painted only when it is expected to stand for the minimum', async () => {
-  const { worthPaintingPartial } = await forecast();
+  const { worthPaintingPartial } = await importTs('web/src/ui/progress_forecast.ts');
   assert.equal(worthPaintingPartial(100, 0.1, 250), true, 'early on: the table fills');
   assert.equal(worthPaintingPartial(400, 0.85, 250), false, 'the ranked table is expected within 71 ms');
   assert.equal(worthPaintingPartial(0, 0, 250), true);
