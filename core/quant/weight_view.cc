@@ -60,16 +60,24 @@ std::optional<ConstantView> integer_view(const Model& m, const Node& n, bool per
   const std::uint64_t count = element_count_of(view->dims);
   const std::uint64_t last = view->dims.empty() ? 1 : static_cast<std::uint64_t>(view->dims.back());
   const std::uint64_t rows = view->dims.empty() ? 1 : static_cast<std::uint64_t>(view->dims.front());
-  auto channel = [count, last, rows, per_last_axis](std::uint64_t i, std::size_t size) -> std::size_t {
-    if (size <= 1) return 0;
-    const std::size_t k = per_last_axis ? static_cast<std::size_t>(i % last) : static_cast<std::size_t>(i / (count / rows));
-    return k < size ? k : 0;
+  // A parameter's entry for channel c: per tensor, or per channel (a channel beyond its size takes
+  // the first entry); and the channel of element i, when a parameter is per channel.
+  const auto entry = [](const std::vector<double>& p, std::uint64_t c) { return p[p.size() <= 1 || c >= p.size() ? 0 : c]; };
+  const bool per_tensor = zp.size() <= 1 && scale.size() <= 1;
+  auto channel = [count, last, rows, per_last_axis, per_tensor](std::uint64_t i) -> std::uint64_t {
+    if (per_tensor) return 0;
+    return per_last_axis ? i % last : i / (count / rows);
+  };
+  // (code - zero point) x scale in float32, as the ops compute it.
+  const auto dequantized = [](double code, double zero_point, double scale_) {
+    return static_cast<double>(static_cast<float>(code - zero_point) * static_cast<float>(scale_));
   };
   // The stored codes, read element by element or a run at a time (the weight analysis reads runs:
   // one call per element through two std::functions was most of its time on such models).
   const auto source = std::make_shared<const ConstantView>(*view);
-  auto dequantize = [zp, scale, channel](std::uint64_t i, double code) {
-    return static_cast<double>(static_cast<float>(code - zp[channel(i, zp.size())]) * static_cast<float>(scale[channel(i, scale.size())]));
+  auto dequantize = [zp, scale, channel, entry, dequantized](std::uint64_t i, double code) {
+    const std::uint64_t c = channel(i);
+    return dequantized(code, entry(zp, c), entry(scale, c));
   };
   view->at = [source, dequantize](std::uint64_t i) { return dequantize(i, source->at(i)); };
   view->read = [source, dequantize](std::uint64_t first, std::size_t count, double* out) {
@@ -80,13 +88,13 @@ std::optional<ConstantView> integer_view(const Model& m, const Node& n, bool per
   codes->type = m.tensors[bt].type->name;
   codes->qmin = range->first;
   codes->qmax = range->second;
-  codes->at = [source, scale, channel](std::uint64_t i, double& code, double& step) {
+  codes->at = [source, scale, channel, entry](std::uint64_t i, double& code, double& step) {
     code = source->at(i);
-    step = scale[channel(i, scale.size())];
+    step = entry(scale, channel(i));
   };
-  codes->read = [source, scale, channel](std::uint64_t first, std::size_t count, double* code, double* step) {
+  codes->read = [source, scale, channel, entry](std::uint64_t first, std::size_t count, double* code, double* step) {
     source->read_run(first, count, code);
-    for (std::size_t k = 0; k < count; ++k) step[k] = scale[channel(first + k, scale.size())];
+    for (std::size_t k = 0; k < count; ++k) step[k] = entry(scale, channel(first + k));
   };
   view->codes = codes;
   // All three at once for the weight analysis, each code decoded once and the channel found once
@@ -94,17 +102,13 @@ std::optional<ConstantView> integer_view(const Model& m, const Node& n, bool per
   // the same values, codes and steps as `read` and codes->read. On the segmentation pair (61
   // ConvInteger weights) these reads were half of the table's analysis in wasm.
   const std::uint64_t per_row = rows > 0 ? count / rows : 0;
-  view->read_with_codes = [source, zp, scale, per_row, last, per_last_axis](std::uint64_t first, std::size_t n, double* values,
-                                                                            double* code, double* step) {
+  view->read_with_codes = [source, zp, scale, per_tensor, per_row, last, per_last_axis, entry, dequantized](
+                              std::uint64_t first, std::size_t n, double* values, double* code, double* step) {
     source->read_run(first, n, code);
-    const bool per_tensor = zp.size() <= 1 && scale.size() <= 1;
-    // As `channel`: a channel beyond a parameter's size takes its first entry.
-    const auto entry = [](const std::vector<double>& p, std::uint64_t c) { return p[p.size() <= 1 || c >= p.size() ? 0 : c]; };
     const auto dequantize_run = [&](std::size_t at, std::size_t len, std::uint64_t c) {
       const double z = entry(zp, c), s = entry(scale, c);
-      const float factor = static_cast<float>(s);
       for (std::size_t k = at; k < at + len; ++k) {
-        values[k] = static_cast<double>(static_cast<float>(code[k] - z) * factor);
+        values[k] = dequantized(code[k], z, s);
         step[k] = s;
       }
     };
