@@ -443,13 +443,13 @@ class App {
       let howFar: { cores: string, text: string } | null = null;
       // How far the analysis is (parameters), for the forecast of its end (progress_forecast.ts).
       const started = performance.now();
-      let fraction = 0;
+      let fraction = 0, failed = false;
       // The table and the status line as the progress stands, painted at most every
       // PROGRESS_PAINT_MS (paced.ts says why); the table's found layers only when the ranked
       // table is not expected within that interval.
       const paint = paced(PROGRESS_PAINT_MS, () => {
         if (ticket !== this.opening) return;
-        if (tableBehind && lastSlice && worthPaintingPartial(performance.now() - started, fraction, PROGRESS_PAINT_MS)) {
+        if (tableBehind && lastSlice && (failed || worthPaintingPartial(performance.now() - started, fraction, PROGRESS_PAINT_MS))) {
           this.table.setFound({ ...lastSlice, layers: found });
           tableBehind = false;
         }
@@ -483,12 +483,12 @@ class App {
       // The last progress is shown (flush), but after a success without the table's found layers:
       // the ranked table replaces them at once, and drawing them cost the main thread a whole table
       // (15-20 ms on the segmentation pair) just before the table itself.
-      // After a failure, the layers found are painted whatever the forecast said (fraction 0).
+      // After a failure, the layers found are painted whatever the forecast said.
       const weights = await weightsRequest.promise.then((w) => {
         tableBehind = false;
         return w;
       }, (e: unknown) => {
-        fraction = 0;
+        failed = true;
         if (tableBehind) paint.request();
         throw e;
       }).finally(() => {

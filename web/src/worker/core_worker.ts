@@ -566,8 +566,9 @@ const handlers: { [M in Method]: Handler<M> } = {
     const keepIfWorthIt = (bytes: number) => kept?.decide(bytes > 0 && helperWorthIt(bytes, external.length));
     const urls = fromUrls(first, second);
     if (!urls) {
-      prepareIfWorthIt(sizeKnown(first) + sizeKnown(second));
-      keepIfWorthIt(sizeKnown(first) + sizeKnown(second));
+      const given = sizeKnown(first) + sizeKnown(second);
+      prepareIfWorthIt(given);
+      keepIfWorthIt(given);
     }
     // From URLs, a large pair's bytes take a while: the core warms up meanwhile (warm_up.ts).
     let read = false;

@@ -34,6 +34,9 @@ const openExample = (core: VisualQuant) => core.open(exampleFloat, 'float.onnx',
 const LARGER_ROUNDS = 12, LARGER_AFTER = 5;
 const LARGER_PAIR = { blocks: 40, channels: 8 };
 
+/** Parameters per slice in sharedAnalysis: the larger pair's share is one slice, as a real pair's slice is about one large weight. */
+const SLICE_PARAMETERS = 1 << 20;
+
 /**
  * The table's analysis shared with a helper core (weights_helper.ts), both sides in this instance:
  * `other` (a second open of the same pair) analyses share 1 of 2 as the helper does, and `pair`
@@ -51,8 +54,6 @@ function sharedAnalysis(pair: OpenComparison, other: OpenComparison): void {
   if (pair.weightsAbsorb(results).done) return;
   while (!pair.weightsSlice(SLICE_PARAMETERS).done);
 }
-/** Parameters per slice in sharedAnalysis: the larger pair's share is one slice, as a real pair's slice is about one large weight. */
-const SLICE_PARAMETERS = 1 << 20;
 
 /**
  * Runs the bundled example pair through the core, one round per task (and the larger pair the core

@@ -13,7 +13,7 @@
 // helper's results have settled. So the two meet wherever the work splits best (this worker also
 // lays the graphs out), and a helper that fails or goes silent costs nothing: this worker analyses
 // what is left itself. Once the table is done, the helper is told to end its share.
-import type { FilePayload, FilePieces, FromCore, ProgressMessage, ToCore } from '../protocol/messages';
+import { isPieces, type FilePayload, type FilePieces, type FromCore, type ProgressMessage, type ToCore } from '../protocol/messages';
 import type { CoreModuleMessage } from './core_module';
 
 /** The helper worker's name (`self.name`): a helper never starts a helper of its own. */
@@ -181,7 +181,7 @@ export class WeightsHelper {
     if (!this.worker) return null;
     const open = this.nextId++;
     this.holdsPair = true;
-    const transfer = [first, second].flatMap((f) => ('pieces' in f ? f.pieces : [f.bytes]));
+    const transfer = [first, second].flatMap((f) => (isPieces(f) ? f.pieces : [f.bytes]));
     this.worker.postMessage({ type: 'request', id: open, method: 'open', params: { first, second, external: [] } } satisfies ToCore, transfer);
     return this.share = this.ask({ part: 1, parts: 2 }, open);
   }
