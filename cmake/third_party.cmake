@@ -41,7 +41,8 @@ set(CMAKE_CXX_FLAGS "${_vq_saved_cxx_flags}")
 # inference) and a browser compiles every function it runs, first quickly and then, for the hot
 # ones, again with its optimising compiler. -Os makes the module 2.5 MB instead of 3.2 MB, and the
 # first comparison of a 20,000-node pair in Chromium (two cores) about 0.4 s faster, with no
-# measurable loss once compiled. Our own code keeps -O3: the layout engine is hot.
+# measurable loss once compiled. Our own code that a comparison runs once is built for size too
+# (core/CMakeLists.txt); the layout engine and the weight analysis keep -O3: they are hot.
 # Operator documentation is never shown (a node's detail shows its own doc string, not its
 # operator's): leaving the schemas' doc strings out makes the registry built at start-up smaller.
 target_compile_definitions(onnx PUBLIC __ONNX_NO_DOC_STRINGS)

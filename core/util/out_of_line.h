@@ -8,11 +8,11 @@
 // again and again is optimised for its later calls, and one called once is not optimised in vain.
 // Natively the cost is one call per step.
 //
-// In wasm the mark holds only where the link-time optimiser agrees: Binaryen (108 here) inlines a
-// function with a single call site back into its caller whatever the compiler was told, unless it
-// cannot (the steps of the layout and the aligner stay apart; the passes of build_logical_graph did
-// not). Check the linked module's symbol map (link again with --emit-symbol-map) before counting on
-// a step being apart.
+// In wasm the link-time optimiser must agree too: Binaryen inlines a function with a single call
+// site into its caller whatever the compiler was told, so the module is linked with that inlining
+// limited to small functions (wasm/CMakeLists.txt), and the code a comparison runs once is built
+// for size, which inlines less to begin with (core/CMakeLists.txt). Check the linked module's
+// symbol map (link again with --emit-symbol-map) before counting on a step being apart.
 #pragma once
 
 #define VQ_OUT_OF_LINE __attribute__((noinline))
