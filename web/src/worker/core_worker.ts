@@ -835,10 +835,10 @@ async function start() {
       first = false;
       post({ type: 'ready', version: core.version });
       if (!requested) {
-        // No request yet: the helper starts and warms up too, for a pair given later. A request
-        // hushes it (onmessage): a page opened with URLs, asking a moment later, does not wait.
-        stopWarmUp = warmUpUntilRequested(core, () => requested);
-        helper?.warm();
+        // No request yet: the helper starts and warms up too, for a pair given later, once this
+        // core's own rounds are done. A request hushes both (onmessage): a page opened with URLs,
+        // asking a moment later, does not wait.
+        stopWarmUp = warmUpUntilRequested(core, () => requested, () => helper?.warm());
       }
     }
     drain();
