@@ -67,7 +67,7 @@ function sharedAnalysis(pair: OpenComparison, other: OpenComparison): void {
  * machine both still ran 2 s after the page had loaded, and a small pair given then drew 0.3-0.4 s
  * after its files instead of 0.06-0.19 s).
  */
-export function warmUpUntilRequested(core: VisualQuant, requested: () => boolean, warmed: () => void = () => {}): () => void {
+export function warmUpUntilRequested(core: VisualQuant, requested: () => boolean, warmed: () => void): () => void {
   let memory: { stop(): void } | null = null;
   let larger: { float: Uint8Array; quant: Uint8Array } | null = null;
   const stop = () => memory?.stop();
